@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmcompat top-level Makefile.  See README.md.
+#
+#   make              module (against KDIR), tools, libraries and tests
+#   make check        install missing packages, build, host tests, stock and debug lanes
+#   make check-fast   host tests and the stock lane only
+#   make demo         boot the stock lane and show the devices and tools at work
+#   make install      DESTDIR=... install module, headers, libraries, tools, man pages, udev rule, dkms source
+#   make lint         checkpatch --strict and sparse on the kernel sources
+
+VERSION := $(shell cat VERSION)
+BUILD := $(CURDIR)/build
+PREFIX ?= /usr
+DESTDIR ?=
+
+# The kernel to build the module against: the running kernel's build tree
+# when it exists, else the newest installed Debian linux-headers-*-amd64.
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+		if [ -d $$d ]; then echo $$d; else tests/vm/stock-kdir; fi)
+KVER = $(shell tests/vm/kernel-release $(KDIR))
+KMOD = $(BUILD)/kmod/$(KVER)
+
+# Kernel sources of the module (copied so each kernel gets its own objects).
+KSRC := Kbuild VERSION module include uapi
+
+LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
+KSFT := $(BUILD)/ksft
+CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
+
+.PHONY: all modules tools selftests unit deps check check-fast demo install lint clean
+
+all: modules tools selftests unit
+
+modules:
+	@mkdir -p $(KMOD)/tests
+	@cp -a $(KSRC) $(KMOD)/
+	@cp -a tests/fakepmu $(KMOD)/tests/
+	$(MAKE) -C $(KDIR) M=$(KMOD) W=1 KCFLAGS=-Werror modules
+	$(MAKE) -C $(KDIR) M=$(KMOD)/tests/fakepmu W=1 KCFLAGS=-Werror modules
+
+tools:
+	$(MAKE) -C tools O=$(BUILD)
+
+$(KSFT)/kselftest_harness.h:
+	@mkdir -p $(KSFT)
+	tar -xJf $(LINUX_SRC_TAR) -C $(KSFT) --strip-components=4 \
+		linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.12/tools/testing/selftests/kselftest.h
+
+$(CHECKPATCH):
+	@mkdir -p $(BUILD)/checkpatch
+	tar -xJf $(LINUX_SRC_TAR) -C $(BUILD)/checkpatch --strip-components=1 \
+		linux-source-6.12/scripts/checkpatch.pl linux-source-6.12/scripts/spelling.txt \
+		linux-source-6.12/scripts/const_structs.checkpatch
+
+selftests: $(KSFT)/kselftest_harness.h tools
+	$(MAKE) -C tests/selftests O=$(BUILD)/selftests KSFT=$(KSFT)
+
+unit: $(KSFT)/kselftest_harness.h $(CHECKPATCH)
+	$(MAKE) -C tests/unit O=$(BUILD)
+
+deps:
+	@tests/vm/install-deps
+
+check: deps
+	@$(MAKE) -s all
+	@tests/vm/run-all
+
+check-fast: deps
+	@$(MAKE) -s all
+	@tests/vm/run-all --fast
+
+demo: deps
+	@$(MAKE) -s all
+	@tests/vm/run-lane --lane stock --demo
+
+install: modules tools
+	install -D -m 0644 $(KMOD)/pmcompat.ko $(DESTDIR)/lib/modules/$(KVER)/extra/pmcompat.ko
+	install -D -m 0644 udev/60-pmcompat.rules $(DESTDIR)/lib/udev/rules.d/60-pmcompat.rules
+	$(MAKE) -C tools O=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install
+	for m in module/*.[1-9]; do \
+		[ -e "$$m" ] || continue; \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/}; \
+	done
+	mkdir -p $(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)
+	cp -a $(KSRC) $(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in >$(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)/dkms.conf
+
+lint: $(CHECKPATCH)
+	@tests/lint $(CHECKPATCH)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmcompat - classic UNIX CPU performance-counter APIs on Linux perf_events.
+ *
+ * Module entry: brings up the shared counter core, then each front-end.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+static int __init pmcompat_init(void)
+{
+	pr_info("version %s loaded\n", PMCOMPAT_VERSION);
+	return 0;
+}
+
+static void __exit pmcompat_exit(void)
+{
+	pr_info("unloaded\n");
+}
+
+module_init(pmcompat_init);
+module_exit(pmcompat_exit);
+MODULE_LICENSE("GPL");
+MODULE_VERSION(PMCOMPAT_VERSION);
+MODULE_DESCRIPTION("OpenBSD pctr, FreeBSD perfmon, Tru64 pfm and Solaris cpc on perf_events");

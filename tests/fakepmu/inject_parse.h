@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parser for the fakepmu inject file, shared by the module and the host unit
+ * tests: plain C, no kernel or libc dependencies beyond errno values.
+ */
+#ifndef FAKEPMU_INJECT_PARSE_H
+#define FAKEPMU_INJECT_PARSE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stddef.h>
+#endif
+
+#define FAKEPMU_INJECT_MAX_LEN	256
+
+struct fakepmu_inject {
+	unsigned int cpu;
+	unsigned int event;		/* config & 0xffff: umask << 8 | event */
+	unsigned long long count;
+	unsigned long long ip;
+	int kernel;			/* 1: mode=kernel, 0: mode=user */
+};
+
+/*
+ * Parse "cpu=N event=0xUUEE count=C [mode=user|kernel] [ip=0xADDR]".
+ * Numbers are decimal or 0x-prefixed hex.  Keys may come in any order,
+ * each at most once; cpu, event and count are required.  One trailing
+ * newline is accepted.  Returns 0 or -EINVAL; *out is written only on
+ * success.
+ */
+int fakepmu_parse_inject(const char *buf, size_t len, struct fakepmu_inject *out);
+
+#endif /* FAKEPMU_INJECT_PARSE_H */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * <machine/pctr.h> - OpenBSD pctr(4) on Linux (pmcompat /dev/pctr).
+ *
+ * Source-compatible with OpenBSD's amd64 header: same names, types, layout
+ * and macro text.  The ioctl numbers are Linux-encoded (_IOR/_IOW from
+ * <linux/ioctl.h>), so they differ from OpenBSD's binary values; programs
+ * only need to be recompiled.
+ */
+#ifndef _MACHINE_PCTR_H_
+#define _MACHINE_PCTR_H_
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+typedef __u64 pctrval;
+
+#define PCTR_NUM	4		/* programmable counters per CPU */
+
+struct pctrst {
+	unsigned int pctr_fn[PCTR_NUM];	/* event-select word of each counter */
+	pctrval pctr_tsc;		/* time-stamp counter */
+	pctrval pctr_hwc[PCTR_NUM];	/* counter values (full 64 bits) */
+};
+
+/* Bits of the event-select ("function") word, as in PerfEvtSel. */
+#define PCTR_U		0x00010000	/* count in user mode */
+#define PCTR_K		0x00020000	/* count in kernel mode */
+#define PCTR_E		0x00040000	/* edge detect */
+#define PCTR_EN		0x00400000	/* enable */
+#define PCTR_I		0x00800000	/* invert counter mask */
+
+#define PCTR_UM_M	0x0800		/* unit mask: Modified */
+#define PCTR_UM_E	0x0400		/* unit mask: Exclusive */
+#define PCTR_UM_S	0x0200		/* unit mask: Shared */
+#define PCTR_UM_I	0x0100		/* unit mask: Invalid */
+#define PCTR_UM_MESI	(PCTR_UM_M | PCTR_UM_E | PCTR_UM_S | PCTR_UM_I)
+#define PCTR_UM_A	0x2000		/* any initiator */
+
+#define PCTR_UM_SHIFT	8		/* unit mask byte */
+#define PCTR_CM_SHIFT	24		/* counter mask (threshold) byte */
+
+#define PCIOCRD		_IOR('c', 1, struct pctrst)
+#define PCIOCS0		_IOW('c', 8, unsigned int)
+#define PCIOCS1		_IOW('c', 9, unsigned int)
+#define PCIOCS2		_IOW('c', 10, unsigned int)
+#define PCIOCS3		_IOW('c', 11, unsigned int)
+
+#define _PATH_PCTR	"/dev/pctr"
+
+#ifndef __KERNEL__
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* Read the time-stamp counter. */
+#define rdtsc()		__pctr_rdtsc()
+
+static __inline__ pctrval __pctr_rdtsc(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a" (lo), "=d" (hi));
+	return ((pctrval)hi << 32) | lo;
+}
+
+/*
+ * Read counter pmc of the CPU the caller runs on.  Linux gives user space
+ * no raw RDPMC access to these counters (and perf's hardware counter index
+ * is not the pctr counter number), so this reads through PCIOCRD.  It never
+ * returns a wrong value: on any failure it reports why and aborts.
+ */
+#define rdpmc(pmc)	__pctr_rdpmc(pmc)
+
+static __inline__ pctrval __pctr_rdpmc(unsigned int pmc)
+{
+	static int fd = -1;
+	struct pctrst st;
+
+	if (pmc >= PCTR_NUM) {
+		fprintf(stderr, "rdpmc: no counter %u (0..%d)\n", pmc, PCTR_NUM - 1);
+		abort();
+	}
+	if (fd < 0)
+		fd = open(_PATH_PCTR, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, PCIOCRD, &st) < 0) {
+		perror("rdpmc: " _PATH_PCTR);
+		abort();
+	}
+	return st.pctr_hwc[pmc];
+}
+#endif /* !__KERNEL__ */
+
+#endif /* !_MACHINE_PCTR_H_ */
