@@ -8,14 +8,31 @@
 
 #include <linux/module.h>
 
+#include "pmc_core.h"
+#include "pmcompat.h"
+
 static int __init pmcompat_init(void)
 {
+	int ret;
+
+	ret = pmc_core_init();
+	if (ret)
+		return ret;
+	ret = pctr_init();
+	if (ret)
+		goto err_core;
 	pr_info("version %s loaded\n", PMCOMPAT_VERSION);
 	return 0;
+
+err_core:
+	pmc_core_exit();
+	return ret;
 }
 
 static void __exit pmcompat_exit(void)
 {
+	pctr_exit();
+	pmc_core_exit();
 	pr_info("unloaded\n");
 }
 

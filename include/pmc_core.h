@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmcompat counter core: every front-end (pctr, perfmon, pfm, cpc) translates
+ * its API into these calls.  All counter state lives here, on in-kernel perf
+ * events (perf_event_create_kernel_counter), the way KVM's vPMU does.
+ *
+ * A set binds up to PMC_MAX_COUNTERS counters to one CPU, to every online CPU
+ * (one perf event per CPU, readable per CPU or summed), or to a thread
+ * (optionally inherited by the threads and children it creates later).
+ *
+ * A counter's value is an offset plus perf's count: writing, resetting or
+ * presetting a value adjusts the offset and never recreates the event.
+ *
+ * Locking: every call below may sleep (perf control calls do) and must be
+ * made from process context.  Calls on one set are serialised by the set's
+ * mutex; the order is cpu_hotplug_lock, then the set's mutex, then perf's
+ * own locks.  The overflow hook runs in NMI context on real hardware.
+ */
+#ifndef PMC_CORE_H
+#define PMC_CORE_H
+
+#include <linux/cpuhotplug.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#define PMC_MAX_COUNTERS	8
+
+/* pmc_set_read() cpu argument: sum over all CPUs. */
+#define PMC_READ_SUM		(-1)
+
+enum pmc_scope {
+	PMC_SCOPE_CPU,		/* one CPU, everything that runs there */
+	PMC_SCOPE_ALL_CPUS,	/* every online CPU, one instance per CPU */
+	PMC_SCOPE_THREAD,	/* one thread, wherever it runs */
+};
+
+struct pmc_bind {
+	enum pmc_scope scope;
+	int cpu;			/* PMC_SCOPE_CPU */
+	struct task_struct *task;	/* PMC_SCOPE_THREAD (a reference is taken) */
+	bool inherit;			/* PMC_SCOPE_THREAD: follow new threads and children */
+};
+
+/* What a counter counts. */
+struct pmc_event_desc {
+	u32 type;		/* PERF_TYPE_RAW, _HARDWARE, _HW_CACHE or _SOFTWARE */
+	u64 config;		/* for RAW: event-select word without USR/OS/INT/EN */
+	bool exclude_user;
+	bool exclude_kernel;
+};
+
+/* pmc_counter_program() flags */
+#define PMC_START	0x1	/* start counting at once (else stopped) */
+#define PMC_OVERFLOW	0x2	/* overflow when the value passes 2^64 - 1 */
+#define PMC_FREEZE_SET	0x4	/* an overflow stops every counter of the set */
+
+struct pmc_set;
+
+struct pmc_set_ops {
+	/*
+	 * NMI context on real hardware: record only (atomics, per-CPU data).
+	 * idx is the counter, regs the interrupted context.
+	 */
+	void (*overflow)(struct pmc_set *set, unsigned int idx, struct pt_regs *regs);
+};
+
+struct pmc_slot {
+	struct perf_event *event;	/* NULL: not programmed, or CPU offline */
+	u64 kept;			/* counted by events since released */
+};
+
+struct pmc_counter {
+	struct pmc_set *set;
+	unsigned int idx;
+	bool programmed;
+	bool running;
+	unsigned int flags;
+	struct pmc_event_desc desc;
+	u64 base;			/* added to the sum of the slots */
+	struct pmc_slot *slots;		/* nr_cpu_ids (ALL_CPUS) or 1 */
+};
+
+/* Overflow notification, delivered from irq_work to the bound thread. */
+struct pmc_notify {
+	struct task_struct *task;	/* NULL: none */
+	int signo;
+	int si_code;
+};
+
+struct pmc_set {
+	struct mutex lock;
+	struct pmc_bind bind;
+	const struct pmc_set_ops *ops;
+	void *owner;			/* for the front-end */
+	unsigned int nctrs;
+	unsigned int nslots;
+	struct hlist_node cpuhp_node;	/* PMC_SCOPE_ALL_CPUS */
+	bool on_cpuhp;
+
+	/* Overflow bookkeeping: written in NMI context, atomics only. */
+	unsigned long ovf_pending;	/* bit per counter */
+	atomic64_t ovf_ip;
+	atomic64_t overflows;
+	struct pmc_notify notify;	/* set before counters are programmed */
+	struct irq_work ovf_irq_work;
+	struct work_struct ovf_work;	/* freezes the set (PMC_FREEZE_SET) */
+	bool frozen;
+
+	struct pmc_counter ctr[];
+};
+
+int pmc_core_init(void);
+void pmc_core_exit(void);
+
+struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
+			       const struct pmc_set_ops *ops, void *owner);
+void pmc_set_destroy(struct pmc_set *set);
+
+int pmc_counter_program(struct pmc_set *set, unsigned int idx,
+			const struct pmc_event_desc *desc, u64 preset,
+			unsigned int flags);
+void pmc_counter_release(struct pmc_set *set, unsigned int idx);
+int pmc_counter_start(struct pmc_set *set, unsigned int idx);
+int pmc_counter_stop(struct pmc_set *set, unsigned int idx);
+int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value);
+
+int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc);
+
+/* Sample period for a preset that overflows after 2^64 - preset events. */
+static inline u64 pmc_preset_to_period(u64 preset)
+{
+	return -preset;		/* 0 means 2^64: never, in practice */
+}
+
+/* ---- access control (pmc_access.c) ---------------------------------- */
+
+#define PMC_ACCESS_CPU		0x1	/* counts a whole CPU (system-wide) */
+#define PMC_ACCESS_KERNEL	0x2	/* counts kernel mode */
+#define PMC_ACCESS_THREAD	0x4	/* counts a thread (perf's baseline) */
+
+int pmc_access_check(unsigned int what, struct task_struct *target);
+
+/* ---- arbitration (pmc_claim.c) -------------------------------------- */
+
+/* One holder at a time (one writer, one opener): 0 or -EBUSY. */
+struct pmc_claim {
+	atomic_t taken;
+};
+
+int pmc_claim_try(struct pmc_claim *claim);
+void pmc_claim_release(struct pmc_claim *claim);
+
+/*
+ * Solaris rule: one binding per CPU; while any CPU binding exists, new
+ * per-thread bindings are refused, and the first CPU binding invalidates
+ * every per-thread set bound before it.
+ */
+int pmc_claim_cpu(int cpu);			/* 0, -EAGAIN, -EINVAL, -ENOSYS */
+void pmc_release_cpu(int cpu);
+int pmc_thread_bind_begin(u64 *generation);	/* 0 or -EAGAIN */
+bool pmc_thread_bind_valid(u64 generation);
+
+#endif /* PMC_CORE_H */

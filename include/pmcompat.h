@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmcompat front-ends: each registers its device on top of the counter core.
+ */
+#ifndef PMCOMPAT_H
+#define PMCOMPAT_H
+
+int pctr_init(void);
+void pctr_exit(void);
+
+#endif /* PMCOMPAT_H */
