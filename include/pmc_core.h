@@ -70,6 +70,7 @@ struct pmc_set_ops {
 struct pmc_slot {
 	struct perf_event *event;	/* NULL: not programmed, or CPU offline */
 	u64 kept;			/* counted by events since released */
+	bool failed;			/* could not be (re)created or scheduled */
 };
 
 struct pmc_counter {
@@ -91,7 +92,7 @@ struct pmc_notify {
 };
 
 struct pmc_set {
-	struct mutex lock;
+	struct mutex lock;		/* serialises every call on the set */
 	struct pmc_bind bind;
 	const struct pmc_set_ops *ops;
 	void *owner;			/* for the front-end */
@@ -128,6 +129,7 @@ int pmc_counter_stop(struct pmc_set *set, unsigned int idx);
 int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value);
 
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc);
+bool pmc_counter_failed(struct pmc_set *set, unsigned int idx);
 
 /* Sample period for a preset that overflows after 2^64 - preset events. */
 static inline u64 pmc_preset_to_period(u64 preset)
@@ -158,7 +160,7 @@ void pmc_claim_release(struct pmc_claim *claim);
  * per-thread bindings are refused, and the first CPU binding invalidates
  * every per-thread set bound before it.
  */
-int pmc_claim_cpu(int cpu);			/* 0, -EAGAIN, -EINVAL, -ENOSYS */
+int pmc_claim_cpu(int cpu);			/* 0, -EAGAIN, -EINVAL, -ENODEV */
 void pmc_release_cpu(int cpu);
 int pmc_thread_bind_begin(u64 *generation);	/* 0 or -EAGAIN */
 bool pmc_thread_bind_valid(u64 generation);

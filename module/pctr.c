@@ -45,8 +45,7 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 		return -EPERM;
 	if (fn & PCTR_REFUSED_BITS)
 		return -EINVAL;
-	if (fn && pmc_access_check(PMC_ACCESS_CPU |
-				   ((fn & PCTR_K) ? PMC_ACCESS_KERNEL : 0), NULL))
+	if (fn && pmc_access_check(PMC_ACCESS_CPU, NULL))
 		return -EPERM;
 
 	desc.config = fn & PCTR_RAW_BITS;
@@ -56,8 +55,9 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 		flags = PMC_START;
 
 	mutex_lock(&pctr_lock);
-	if (fn == pctr_fn[n])
-		goto out;		/* unchanged: keeps counting */
+	/* Unchanged: keeps counting, unless perf lost it (then reprogram). */
+	if (fn == pctr_fn[n] && !(fn && pmc_counter_failed(pctr_set, n)))
+		goto out;
 	if (!fn) {
 		pmc_counter_release(pctr_set, n);	/* stop and clear */
 		pctr_fn[n] = 0;
@@ -73,7 +73,7 @@ out:
 static int pctr_read(void __user *argp)
 {
 	struct pctrst st;
-	u64 values[PCTR_NUM], tsc;
+	u64 values[PCTR_NUM] = { 0 }, tsc = 0;
 	unsigned int i;
 	int ret;
 

@@ -23,7 +23,7 @@ static DEFINE_SPINLOCK(pmc_cpu_claim_lock);
 static struct cpumask pmc_cpus_claimed;
 static u64 pmc_thread_generation;	/* bumped when CPU bindings appear */
 
-/* Bind a CPU exclusively: 0, -EINVAL (no such CPU), -ENOSYS (offline), -EAGAIN. */
+/* Bind a CPU exclusively: 0, -EINVAL (no such CPU), -ENODEV (offline), -EAGAIN. */
 int pmc_claim_cpu(int cpu)
 {
 	int ret = 0;
@@ -31,7 +31,7 @@ int pmc_claim_cpu(int cpu)
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 	if (!cpu_online(cpu))
-		return -ENOSYS;
+		return -ENODEV;
 	spin_lock(&pmc_cpu_claim_lock);
 	if (cpumask_test_cpu(cpu, &pmc_cpus_claimed)) {
 		ret = -EAGAIN;

@@ -160,15 +160,21 @@ static int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
 	return 0;
 }
 
+/* The slot should count but does not: not recreated, or not schedulable. */
+static bool pmc_slot_failed(const struct pmc_slot *s)
+{
+	return s->failed ||
+	       (s->event && READ_ONCE(s->event->state) == PERF_EVENT_STATE_ERROR);
+}
+
 static int pmc_slot_value(const struct pmc_slot *s, u64 *val)
 {
 	u64 enabled, running, v = s->kept;
 
-	if (s->event) {
-		if (READ_ONCE(s->event->state) == PERF_EVENT_STATE_ERROR)
-			return -EIO;
+	if (pmc_slot_failed(s))
+		return -EIO;
+	if (s->event)
 		v += perf_event_read_value(s->event, &enabled, &running);
-	}
 	*val = v;
 	return 0;
 }
@@ -215,6 +221,7 @@ static void pmc_counter_clear(struct pmc_counter *c)
 	for (i = 0; i < c->set->nslots; i++) {
 		pmc_slot_release(&c->slots[i], false);
 		c->slots[i].kept = 0;
+		c->slots[i].failed = false;
 	}
 	c->programmed = false;
 	c->running = false;
@@ -237,16 +244,15 @@ static int pmc_cpu_online(unsigned int cpu, struct hlist_node *node)
 
 		if (!c->programmed || c->slots[cpu].event)
 			continue;
+		/* A CPU that cannot count again reads as an error, never stale. */
 		event = pmc_event_create(c, cpu);
 		if (IS_ERR(event)) {
-			pr_warn_ratelimited("counter %u on CPU %u: %ld\n", i, cpu,
-					    PTR_ERR(event));
+			c->slots[cpu].failed = true;
 			continue;
 		}
 		c->slots[cpu].event = event;
 		if (c->running && pmc_event_start(c, event))
-			pr_warn_ratelimited("counter %u on CPU %u not schedulable\n",
-					    i, cpu);
+			c->slots[cpu].failed = true;
 	}
 	mutex_unlock(&set->lock);
 	return 0;
@@ -539,6 +545,24 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 		*tsc = rdtsc_ordered();
 	mutex_unlock(&set->lock);
 	return ret;
+}
+
+/* True when some instance of a programmed counter no longer counts. */
+bool pmc_counter_failed(struct pmc_set *set, unsigned int idx)
+{
+	struct pmc_counter *c;
+	bool failed = false;
+	unsigned int i;
+
+	if (idx >= set->nctrs)
+		return false;
+	c = &set->ctr[idx];
+	mutex_lock(&set->lock);
+	for (i = 0; c->programmed && i < set->nslots; i++)
+		if (pmc_slot_failed(&c->slots[i]))
+			failed = true;
+	mutex_unlock(&set->lock);
+	return failed;
 }
 
 int pmc_core_init(void)

@@ -84,7 +84,11 @@ static __inline__ pctrval __pctr_rdpmc(unsigned int pmc)
 		abort();
 	}
 	if (fd < 0)
+#ifdef O_CLOEXEC
 		fd = open(_PATH_PCTR, O_RDONLY | O_CLOEXEC);
+#else
+		fd = open(_PATH_PCTR, O_RDONLY);	/* strict C89/C99 */
+#endif
 	if (fd < 0 || ioctl(fd, PCIOCRD, &st) < 0) {
 		perror("rdpmc: " _PATH_PCTR);
 		abort();
