@@ -1,11 +1,45 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the stock-lane VM for "make demo": shows each device and tool.
+# Hardware events come from the test PMU: each "inject" line below is what a
+# real CPU would have counted.
+inject=/sys/kernel/debug/fakepmu/inject
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+run() { echo "\$ $*"; "$@" 2>&1; }
+count_on_every_cpu() {	# event count mode
+	c=0
+	while [ $c -lt "$ncpu" ]; do
+		echo "cpu=$c event=$1 count=$2 mode=$3" >$inject
+		c=$((c + 1))
+	done
+	echo "  [test PMU: $2 events $1 in $3 mode on each of $ncpu CPUs]"
+}
+
 echo "--- pmcompat demo ---"
-echo "\$ cat /sys/module/pmcompat/version"
-cat /sys/module/pmcompat/version
-echo "\$ ls -l /dev/pctr /dev/perfmon /dev/pfcntr /dev/cpc"
-ls -l /dev/pctr /dev/perfmon /dev/pfcntr /dev/cpc 2>&1
-echo "\$ rmmod pmcompat && insmod /pmcompat/pmcompat.ko"
-rmmod pmcompat && insmod /pmcompat/pmcompat.ko && echo "reloaded: $(cat /sys/module/pmcompat/version)"
+run cat /sys/module/pmcompat/version
+run ls -l /dev/pctr
+
+echo
+echo "--- OpenBSD pctr(1) on /dev/pctr ---"
+echo "\$ pctr -l | head -n 6"; pctr -l | head -n 6
+run pctr -s 0 -f c0 -u -k
+run pctr -s 1 -f 3c -m 0 -u
+count_on_every_cpu 0x00c0 1234567 user
+count_on_every_cpu 0x00c0 1000 kernel
+count_on_every_cpu 0x003c 7654321 user
+run pctr
+run pctr -s 0 -f 0
+run pctr -s 1 -f 0
+run pctr
+
+echo
+echo "--- an OpenBSD program, built with README's compile line ---"
+run /pmcompat/tests/openbsd-pctr-example
+count_on_every_cpu 0x00c0 4242 user
+run /pmcompat/tests/openbsd-pctr-example
+run pctr -s 0 -f 0
+
+echo
+run rmmod pmcompat
+run insmod /pmcompat/pmcompat.ko
 echo "--- end of demo ---"
