@@ -65,6 +65,8 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 	}
 	ret = pmc_counter_program(pctr_set, n, &desc, 0, flags);
 	pctr_fn[n] = ret ? 0 : fn;
+	if (ret == -EACCES)	/* perf's own check of CPU-wide counting */
+		ret = -EPERM;
 out:
 	mutex_unlock(&pctr_lock);
 	return ret;

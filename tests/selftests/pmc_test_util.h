@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <libkmod.h>
 
 #define FAKEPMU_INJECT	"/sys/kernel/debug/fakepmu/inject"
@@ -147,5 +148,100 @@ static inline int module_loaded(const char *name)
 	snprintf(path, sizeof(path), "/sys/module/%s", name);
 	return access(path, F_OK) == 0;
 }
+
+/* Write a string to a sysfs/procfs file; 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : (n == (ssize_t)strlen(s) ? 0 : -EIO);
+	close(fd);
+	return err;
+}
+
+/* Read a file holding one integer; 0 or -errno. */
+static inline int read_file_int(const char *path, int *val)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -EIO;
+}
+
+/* CPU hotplug through sysfs; 0 or -errno. */
+static inline int set_cpu_online(int cpu, int online)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_file(path, online ? "1\n" : "0\n");
+}
+
+/* 1 online, 0 offline, -errno when the CPU cannot be hot-plugged. */
+static inline int cpu_online_state(int cpu)
+{
+	char path[64];
+	int v, err;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	err = read_file_int(path, &v);
+	return err ? err : !!v;
+}
+
+/*
+ * /dev/pctr helpers, for the tests that include <machine/pctr.h> before
+ * this header.
+ */
+#ifdef _MACHINE_PCTR_H_
+/* PCIOCS0 + n on fd; 0 or -errno. */
+static inline int pctr_set_fd(int fd, unsigned int n, unsigned int fn)
+{
+	return ioctl(fd, PCIOCS0 + n, &fn) ? -errno : 0;
+}
+
+/* PCIOCS0 + n on a descriptor of its own; 0 or -errno. */
+static inline int pctr_set(unsigned int n, unsigned int fn)
+{
+	int fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = pctr_set_fd(fd, n, fn);
+	close(fd);
+	return err;
+}
+
+/* Stop and clear all PCTR_NUM counters; 0 or the first -errno. */
+static inline int pctr_clear_all(void)
+{
+	unsigned int n;
+	int err, first = 0;
+
+	for (n = 0; n < PCTR_NUM; n++) {
+		err = pctr_set(n, 0);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+/* PCIOCRD on CPU cpu (the caller stays pinned there); 0 or -errno. */
+static inline int pctr_read_on(int fd, int cpu, struct pctrst *st)
+{
+	if (pin_to_cpu(cpu))
+		return -errno;
+	return ioctl(fd, PCIOCRD, st) ? -errno : 0;
+}
+#endif /* _MACHINE_PCTR_H_ */
 
 #endif /* PMC_TEST_UTIL_H */
