@@ -114,6 +114,7 @@ struct pmc_set {
 };
 
 int pmc_core_init(void);
+bool pmc_hw_pmu_present(void);
 void pmc_core_exit(void);
 
 struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,

@@ -7,5 +7,7 @@
 
 int pctr_init(void);
 void pctr_exit(void);
+int perfmon_init(void);
+void perfmon_exit(void);
 
 #endif /* PMCOMPAT_H */

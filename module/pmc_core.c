@@ -78,7 +78,8 @@ static void pmc_ovf_work(struct work_struct *work)
 
 /* ---- perf events -------------------------------------------------------- */
 
-static bool pmc_hw_pmu_present(void)
+/* Is there a hardware (or test) PMU that takes raw events? */
+bool pmc_hw_pmu_present(void)
 {
 	static const char *const paths[] = {
 		"/sys/bus/event_source/devices/cpu",

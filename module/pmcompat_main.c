@@ -21,9 +21,14 @@ static int __init pmcompat_init(void)
 	ret = pctr_init();
 	if (ret)
 		goto err_core;
+	ret = perfmon_init();
+	if (ret)
+		goto err_pctr;
 	pr_info("version %s loaded\n", PMCOMPAT_VERSION);
 	return 0;
 
+err_pctr:
+	pctr_exit();
 err_core:
 	pmc_core_exit();
 	return ret;
@@ -31,6 +36,7 @@ err_core:
 
 static void __exit pmcompat_exit(void)
 {
+	perfmon_exit();
 	pctr_exit();
 	pmc_core_exit();
 	pr_info("unloaded\n");

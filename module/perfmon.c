@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/perfmon: FreeBSD perfmon(4) on the pmcompat counter core.
+ *
+ * FreeBSD's counters were global to a one-CPU machine.  Here each of the
+ * NPMC counters is one pinned perf event per online CPU and PMIOREAD returns
+ * their sum, so a program that measures "the machine" gets the machine.
+ * Any number of read-only opens, one writer at a time; the writer's counters
+ * are released when it closes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+#include <machine/perfmon.h>
+
+#include "pmc_core.h"
+#include "pmcompat.h"
+
+/* Control-word bits that go to perf as the raw config. */
+#define PERFMON_RAW_BITS	0xff84ffffu
+#define PERFMON_FLAG(f)		((unsigned int)(f) << 16)
+
+static DEFINE_MUTEX(perfmon_lock);	/* serialises everything below */
+static struct pmc_set *perfmon_set;	/* NPMC counters on every CPU */
+static unsigned int perfmon_ctl[NPMC];	/* control words, EN while running */
+static unsigned long perfmon_setup_mask;	/* counters set up by the writer */
+static struct pmc_claim perfmon_writer;
+
+static int perfmon_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	if (!pmc_hw_pmu_present())
+		return -ENXIO;
+	if (file->f_mode & FMODE_WRITE) {
+		ret = pmc_claim_try(&perfmon_writer);
+		if (ret)
+			return ret;
+	}
+	return nonseekable_open(inode, file);
+}
+
+static int perfmon_release(struct inode *inode, struct file *file)
+{
+	unsigned int i;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return 0;
+	mutex_lock(&perfmon_lock);
+	for (i = 0; i < NPMC; i++) {
+		if (!test_bit(i, &perfmon_setup_mask))
+			continue;
+		pmc_counter_release(perfmon_set, i);
+		perfmon_ctl[i] = 0;
+	}
+	perfmon_setup_mask = 0;
+	mutex_unlock(&perfmon_lock);
+	pmc_claim_release(&perfmon_writer);
+	return 0;
+}
+
+static int perfmon_setup(unsigned int n, unsigned int ctl)
+{
+	struct pmc_event_desc desc = { .type = PERF_TYPE_RAW };
+	int ret;
+
+	ctl &= ~PERFMON_FLAG(PMCF_SYS_FLAGS);
+	if (pmc_access_check(PMC_ACCESS_CPU, NULL))
+		return -EPERM;
+	desc.config = ctl & PERFMON_RAW_BITS;
+	desc.exclude_user = !(ctl & PERFMON_FLAG(PMCF_USR));
+	desc.exclude_kernel = !(ctl & PERFMON_FLAG(PMCF_OS));
+
+	/* Set up cleared and stopped. */
+	ret = pmc_counter_program(perfmon_set, n, &desc, 0, 0);
+	if (ret) {
+		clear_bit(n, &perfmon_setup_mask);
+		perfmon_ctl[n] = 0;
+		return ret == -EACCES ? -EPERM : ret;
+	}
+	set_bit(n, &perfmon_setup_mask);
+	perfmon_ctl[n] = ctl;
+	return 0;
+}
+
+static int perfmon_start(unsigned int n)
+{
+	unsigned int ctl = perfmon_ctl[n];
+	int ret;
+
+	if (!(ctl & (PERFMON_FLAG(PMCF_USR) | PERFMON_FLAG(PMCF_OS)))) {
+		/* Neither mode selected: running, counting nothing. */
+		perfmon_ctl[n] |= PERFMON_FLAG(PMCF_EN);
+		return 0;
+	}
+	ret = pmc_counter_start(perfmon_set, n);
+	if (!ret)
+		perfmon_ctl[n] |= PERFMON_FLAG(PMCF_EN);
+	return ret;
+}
+
+static int perfmon_stop(unsigned int n)
+{
+	int ret = pmc_counter_stop(perfmon_set, n);
+
+	if (!ret)
+		perfmon_ctl[n] &= ~PERFMON_FLAG(PMCF_EN);
+	return ret;
+}
+
+static int perfmon_read(unsigned int n, s64 *value)
+{
+	u64 values[NPMC];
+	int ret;
+
+	ret = pmc_set_read(perfmon_set, PMC_READ_SUM, values, NULL);
+	if (!ret)
+		*value = values[n];
+	return ret;
+}
+
+static int perfmon_tstamp(void __user *argp)
+{
+	struct pmc_tstamp ts;
+
+	if (!tsc_khz)
+		return -ENOTTY;
+	memset(&ts, 0, sizeof(ts));
+	ts.pmct_rate = tsc_khz / 1000;
+	ts.pmct_value = rdtsc_ordered();
+	return copy_to_user(argp, &ts, sizeof(ts)) ? -EFAULT : 0;
+}
+
+/* Fetch the counter number a request names, and check it: 0 or -errno. */
+static int perfmon_get_num(unsigned int cmd, void __user *argp, unsigned int *n)
+{
+	int num;
+
+	switch (cmd) {
+	case PMIOSETUP:
+	case PMIOGET:
+		if (get_user(num, &((struct pmc __user *)argp)->pmc_num))
+			return -EFAULT;
+		break;
+	case PMIOREAD:
+		if (get_user(num, &((struct pmc_data __user *)argp)->pmcd_num))
+			return -EFAULT;
+		break;
+	default:
+		if (get_user(num, (int __user *)argp))
+			return -EFAULT;
+	}
+	if (num < 0 || num >= NPMC)
+		return -EINVAL;
+	*n = num;
+	return 0;
+}
+
+static long perfmon_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+	struct pmc_data data;
+	struct pmc pmc;
+	unsigned int n;
+	int ret;
+
+	switch (cmd) {
+	case PMIOTSTAMP:
+		return perfmon_tstamp(argp);
+	case PMIOSETUP:
+	case PMIOSTART:
+	case PMIOSTOP:
+	case PMIORESET:
+		if (!(file->f_mode & FMODE_WRITE))
+			return -EPERM;
+		break;
+	case PMIOGET:
+	case PMIOREAD:
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	ret = perfmon_get_num(cmd, argp, &n);
+	if (ret)
+		return ret;
+	if (cmd == PMIOSETUP &&
+	    copy_from_user(&pmc, argp, sizeof(pmc)))
+		return -EFAULT;
+
+	mutex_lock(&perfmon_lock);
+	if (cmd != PMIOSETUP && !test_bit(n, &perfmon_setup_mask)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	switch (cmd) {
+	case PMIOSETUP:
+		ret = perfmon_setup(n, pmc.pmc_val);
+		break;
+	case PMIOSTART:
+		ret = perfmon_start(n);
+		break;
+	case PMIOSTOP:
+		ret = perfmon_stop(n);
+		break;
+	case PMIORESET:
+		ret = pmc_counter_write(perfmon_set, n, 0);
+		break;
+	case PMIOGET:
+		memset(&pmc, 0, sizeof(pmc));
+		pmc.pmc_num = n;
+		pmc.pmc_val = perfmon_ctl[n];
+		mutex_unlock(&perfmon_lock);
+		return copy_to_user(argp, &pmc, sizeof(pmc)) ? -EFAULT : 0;
+	case PMIOREAD:
+		memset(&data, 0, sizeof(data));
+		data.pmcd_num = n;
+		ret = perfmon_read(n, &data.pmcd_value);
+		mutex_unlock(&perfmon_lock);
+		if (ret)
+			return ret;
+		return copy_to_user(argp, &data, sizeof(data)) ? -EFAULT : 0;
+	}
+out:
+	mutex_unlock(&perfmon_lock);
+	return ret;
+}
+
+static const struct file_operations perfmon_fops = {
+	.owner		= THIS_MODULE,
+	.open		= perfmon_open,
+	.release	= perfmon_release,
+	.unlocked_ioctl	= perfmon_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+static struct miscdevice perfmon_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "perfmon",
+	.fops	= &perfmon_fops,
+	.mode	= 0640,
+};
+
+int perfmon_init(void)
+{
+	struct pmc_bind bind = { .scope = PMC_SCOPE_ALL_CPUS };
+	int ret;
+
+	perfmon_set = pmc_set_create(&bind, NPMC, NULL, NULL);
+	if (IS_ERR(perfmon_set))
+		return PTR_ERR(perfmon_set);
+	ret = misc_register(&perfmon_misc);
+	if (ret) {
+		pmc_set_destroy(perfmon_set);
+		return ret;
+	}
+	return 0;
+}
+
+void perfmon_exit(void)
+{
+	misc_deregister(&perfmon_misc);
+	pmc_set_destroy(perfmon_set);
+}
