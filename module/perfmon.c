@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -115,24 +116,34 @@ static int perfmon_stop(unsigned int n)
 
 static int perfmon_read(unsigned int n, s64 *value)
 {
-	u64 values[NPMC];
+	u64 v;
 	int ret;
 
-	ret = pmc_set_read(perfmon_set, PMC_READ_SUM, values, NULL);
+	ret = pmc_counter_read(perfmon_set, n, PMC_READ_SUM, &v);
 	if (!ret)
-		*value = values[n];
+		*value = v;
 	return ret;
+}
+
+/* TSC rate in whole MHz, and the TSC; -ENOTTY when the rate is unknown. */
+static int perfmon_tsc(int *rate, s64 *value)
+{
+	if (!tsc_khz)
+		return -ENOTTY;
+	*rate = tsc_khz / 1000;
+	*value = rdtsc_ordered();
+	return 0;
 }
 
 static int perfmon_tstamp(void __user *argp)
 {
 	struct pmc_tstamp ts;
+	int ret;
 
-	if (!tsc_khz)
-		return -ENOTTY;
 	memset(&ts, 0, sizeof(ts));
-	ts.pmct_rate = tsc_khz / 1000;
-	ts.pmct_value = rdtsc_ordered();
+	ret = perfmon_tsc(&ts.pmct_rate, &ts.pmct_value);
+	if (ret)
+		return ret;
 	return copy_to_user(argp, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
@@ -231,12 +242,70 @@ out:
 	return ret;
 }
 
+#ifdef CONFIG_COMPAT
+/*
+ * FreeBSD's perfmon was i386-only: in 32-bit programs quad_t is 4-byte
+ * aligned, so struct pmc_data and struct pmc_tstamp are 12 bytes and their
+ * requests have other numbers.  The other structures are the same.
+ */
+struct perfmon_data32 {
+	s32 pmcd_num;
+	compat_s64 pmcd_value;
+};
+
+struct perfmon_tstamp32 {
+	s32 pmct_rate;
+	compat_s64 pmct_value;
+};
+
+#define PMIOREAD32	_IOWR('5', 4, struct perfmon_data32)
+#define PMIOTSTAMP32	_IOR('5', 6, struct perfmon_tstamp32)
+
+static long perfmon_compat_ioctl(struct file *file, unsigned int cmd,
+				 unsigned long arg)
+{
+	void __user *argp = compat_ptr(arg);
+	struct perfmon_tstamp32 ts;
+	struct perfmon_data32 data;
+	s64 value;
+	int ret, num;
+
+	switch (cmd) {
+	case PMIOREAD32:
+		if (get_user(num, &((struct perfmon_data32 __user *)argp)->pmcd_num))
+			return -EFAULT;
+		if (num < 0 || num >= NPMC)
+			return -EINVAL;
+		mutex_lock(&perfmon_lock);
+		ret = test_bit(num, &perfmon_setup_mask) ? perfmon_read(num, &value) : -EBUSY;
+		mutex_unlock(&perfmon_lock);
+		if (ret)
+			return ret;
+		memset(&data, 0, sizeof(data));
+		data.pmcd_num = num;
+		data.pmcd_value = value;
+		return copy_to_user(argp, &data, sizeof(data)) ? -EFAULT : 0;
+	case PMIOTSTAMP32:
+		memset(&ts, 0, sizeof(ts));
+		ret = perfmon_tsc(&ts.pmct_rate, &value);
+		if (ret)
+			return ret;
+		ts.pmct_value = value;
+		return copy_to_user(argp, &ts, sizeof(ts)) ? -EFAULT : 0;
+	default:
+		return perfmon_ioctl(file, cmd, (unsigned long)argp);
+	}
+}
+#endif
+
 static const struct file_operations perfmon_fops = {
 	.owner		= THIS_MODULE,
 	.open		= perfmon_open,
 	.release	= perfmon_release,
 	.unlocked_ioctl	= perfmon_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= perfmon_compat_ioctl,
+#endif
 };
 
 static struct miscdevice perfmon_misc = {

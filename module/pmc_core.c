@@ -548,6 +548,24 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 	return ret;
 }
 
+/* Read one counter (see pmc_set_read()). */
+int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
+{
+	struct pmc_counter *c;
+	int ret = 0;
+
+	if (idx >= set->nctrs)
+		return -EINVAL;
+	c = &set->ctr[idx];
+	mutex_lock(&set->lock);
+	if (!c->programmed)
+		*value = c->base;
+	else
+		ret = pmc_counter_value(c, cpu, value);
+	mutex_unlock(&set->lock);
+	return ret;
+}
+
 /* True when some instance of a programmed counter no longer counts. */
 bool pmc_counter_failed(struct pmc_set *set, unsigned int idx)
 {

@@ -4,8 +4,9 @@
  *
  * Source-compatible with FreeBSD's i386 header: same names, layouts and
  * macro text.  The ioctl numbers are Linux-encoded, so programs need only be
- * recompiled.  NPMC is 4: every PMU since the Pentium 4 era has at least four
- * general-purpose counters (FreeBSD's 2 came from the Pentium Pro).
+ * recompiled.  NPMC is 4 (FreeBSD's 2 came from the Pentium Pro): current
+ * Intel and AMD cores have at least four general-purpose counters; where
+ * fewer are free, setting one up more fails with EBUSY.
  */
 #ifndef _MACHINE_PERFMON_H_
 #define _MACHINE_PERFMON_H_
