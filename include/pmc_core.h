@@ -80,6 +80,7 @@ struct pmc_counter {
 	bool running;
 	unsigned int flags;
 	struct pmc_event_desc desc;
+	u64 preset;			/* value it was programmed with */
 	u64 base;			/* added to the sum of the slots */
 	struct pmc_slot *slots;		/* nr_cpu_ids (ALL_CPUS) or 1 */
 };
@@ -105,6 +106,7 @@ struct pmc_set {
 	unsigned long ovf_pending;	/* bit per counter */
 	atomic64_t ovf_ip;
 	atomic64_t overflows;
+	struct task_struct *ovf_task;	/* compared only, never dereferenced */
 	struct pmc_notify notify;	/* set before counters are programmed */
 	struct irq_work ovf_irq_work;
 	struct work_struct ovf_work;	/* freezes the set (PMC_FREEZE_SET) */
@@ -131,6 +133,7 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value);
 
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc);
 int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value);
+int pmc_set_read_inherited(struct pmc_set *set, u64 *values);
 bool pmc_counter_failed(struct pmc_set *set, unsigned int idx);
 
 /* Sample period for a preset that overflows after 2^64 - preset events. */

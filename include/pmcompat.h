@@ -9,5 +9,7 @@ int pctr_init(void);
 void pctr_exit(void);
 int perfmon_init(void);
 void perfmon_exit(void);
+int cpc_init(void);
+void cpc_exit(void);
 
 #endif /* PMCOMPAT_H */

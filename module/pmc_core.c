@@ -26,6 +26,7 @@ static void pmc_overflow_handler(struct perf_event *event,
 
 	set_bit(c->idx, &set->ovf_pending);
 	atomic64_set(&set->ovf_ip, instruction_pointer(regs));
+	WRITE_ONCE(set->ovf_task, current);
 	atomic64_inc(&set->overflows);
 	if (set->ops && set->ops->overflow)
 		set->ops->overflow(set, c->idx, regs);
@@ -36,14 +37,23 @@ static void pmc_overflow_handler(struct perf_event *event,
 static void pmc_ovf_irq_work(struct irq_work *work)
 {
 	struct pmc_set *set = container_of(work, struct pmc_set, ovf_irq_work);
+	struct task_struct *task = set->notify.task;
 	struct kernel_siginfo info;
 
-	if (set->notify.task) {
+	/*
+	 * A thread that inherited the set gets its own overflow signal.  The
+	 * irq_work runs on the CPU of the overflow right after it, so the
+	 * thread that overflowed is still current there.
+	 */
+	if (set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit &&
+	    current == READ_ONCE(set->ovf_task) && !(current->flags & PF_KTHREAD))
+		task = current;
+	if (task) {
 		clear_siginfo(&info);
 		info.si_signo = set->notify.signo;
 		info.si_code = set->notify.si_code;
 		info.si_addr = (void __user *)(unsigned long)atomic64_read(&set->ovf_ip);
-		send_sig_info(set->notify.signo, &info, set->notify.task);
+		send_sig_info(set->notify.signo, &info, task);
 	}
 	schedule_work(&set->ovf_work);
 }
@@ -396,6 +406,7 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	pmc_counter_clear(c);
 	c->desc = *desc;
 	c->flags = flags;
+	c->preset = preset;
 	c->base = preset;
 
 	for (cpu = 0; cpu < set->nslots; cpu++) {
@@ -562,6 +573,55 @@ int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 		*value = c->base;
 	else
 		ret = pmc_counter_value(c, cpu, value);
+	mutex_unlock(&set->lock);
+	return ret;
+}
+
+/*
+ * Read the calling thread's own copies of an inherited thread set: the perf
+ * child events created when it was cloned.  Each starts from its counter's
+ * preset; a counter that overflows reads UINT64_MAX, as on Solaris.
+ * -ENOENT when the caller has no copy of some counter.
+ */
+int pmc_set_read_inherited(struct pmc_set *set, u64 *values)
+{
+	unsigned long irqflags;
+	unsigned int i;
+	int ret = 0;
+
+	if (set->bind.scope != PMC_SCOPE_THREAD || !set->bind.inherit)
+		return -EINVAL;
+	mutex_lock(&set->lock);
+	for (i = 0; i < set->nctrs && !ret; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+		struct perf_event *parent = c->slots[0].event, *child;
+		bool found = false;
+		u64 v = 0;
+
+		if (!c->programmed || !parent) {
+			values[i] = 0;
+			continue;
+		}
+		mutex_lock(&parent->child_mutex);
+		list_for_each_entry(child, &parent->child_list, child_list) {
+			if (READ_ONCE(child->ctx->task) != current)
+				continue;
+			/* Our own event: bring it up to date on this CPU. */
+			local_irq_save(irqflags);
+			if (READ_ONCE(child->state) == PERF_EVENT_STATE_ACTIVE &&
+			    child->oncpu == smp_processor_id())
+				child->pmu->read(child);
+			v = local64_read(&child->count);
+			local_irq_restore(irqflags);
+			found = true;
+			break;
+		}
+		mutex_unlock(&parent->child_mutex);
+		if (!found)
+			ret = -ENOENT;
+		else
+			values[i] = (c->flags & PMC_OVERFLOW) ? U64_MAX : c->preset + v;
+	}
 	mutex_unlock(&set->lock);
 	return ret;
 }

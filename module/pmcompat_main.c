@@ -24,9 +24,14 @@ static int __init pmcompat_init(void)
 	ret = perfmon_init();
 	if (ret)
 		goto err_pctr;
+	ret = cpc_init();
+	if (ret)
+		goto err_perfmon;
 	pr_info("version %s loaded\n", PMCOMPAT_VERSION);
 	return 0;
 
+err_perfmon:
+	perfmon_exit();
 err_pctr:
 	pctr_exit();
 err_core:
@@ -36,6 +41,7 @@ err_core:
 
 static void __exit pmcompat_exit(void)
 {
+	cpc_exit();
 	perfmon_exit();
 	pctr_exit();
 	pmc_core_exit();

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/cpc: the kernel half of Solaris libcpc(3LIB) v2 on the pmcompat core.
+ *
+ * Solaris' cpc(2) system call cannot be added from a module, so libcpc talks
+ * to this device through the ioctls of <sys/cpc_impl.h>.  The library turns
+ * event names into perf event types and configs; here they become counter
+ * sets bound to the calling thread (optionally inherited by the threads and
+ * children it creates), to a thread of another process, or to a CPU.
+ *
+ * Solaris rules kept: one binding per CPU; the first CPU binding invalidates
+ * every per-thread set (sampling one gives EAGAIN) and, while any CPU binding
+ * exists, per-thread binds give EAGAIN.  Who may count what is decided by the
+ * core's access control (perf_event_paranoid, CAP_PERFMON, ptrace access),
+ * not by the node's mode (0666).  An fd's bindings end when it is closed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+#include <sys/cpc_impl.h>
+
+#include "pmc_core.h"
+#include "pmcompat.h"
+
+#define CPC_NO_SUBCODE		(-1)
+#define CPC_CAPS		(CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE)
+
+struct cpc_binding {
+	struct list_head node;
+	u32 id;				/* 0 for the CURLWP binding of task */
+	u32 scope;			/* PMC_CPC_BIND_* */
+	struct task_struct *task;	/* CURLWP, PCTX: the bound thread */
+	int cpu;			/* CPU: the claimed processor */
+	bool inherit;
+	u64 generation;			/* CURLWP, PCTX: see pmc_thread_bind_valid() */
+	unsigned int nreqs;
+	u64 preset[PMC_CPC_MAX_REQS];	/* applied by PMC_CPC_RESTART */
+	struct pmc_set *set;
+};
+
+struct cpc_file {
+	struct mutex lock;		/* the bindings list and each binding */
+	struct list_head bindings;
+	u32 next_id;
+};
+
+static unsigned int cpc_npic;
+
+/* ---- bindings ----------------------------------------------------------- */
+
+static void cpc_binding_free(struct cpc_binding *b)
+{
+	list_del(&b->node);
+	pmc_set_destroy(b->set);
+	if (b->scope == PMC_CPC_BIND_CPU)
+		pmc_release_cpu(b->cpu);
+	if (b->task)
+		put_task_struct(b->task);
+	kfree(b);
+}
+
+/* The binding an id names; id 0 is the calling thread's CURLWP binding. */
+static struct cpc_binding *cpc_lookup(struct cpc_file *cf, u32 id)
+{
+	struct cpc_binding *b;
+
+	list_for_each_entry(b, &cf->bindings, node) {
+		if (id ? b->id == id :
+		    b->scope == PMC_CPC_BIND_CURLWP && b->task == current)
+			return b;
+	}
+	return NULL;
+}
+
+/* A CURLWP binding with inheritance that the calling thread descends from. */
+static int cpc_sample_inherited(struct cpc_file *cf, u64 *vals,
+				struct cpc_binding **found)
+{
+	struct cpc_binding *b;
+
+	list_for_each_entry(b, &cf->bindings, node) {
+		if (b->scope != PMC_CPC_BIND_CURLWP || !b->inherit)
+			continue;
+		if (!pmc_set_read_inherited(b->set, vals)) {
+			*found = b;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Bindings of threads that have exited are dropped at the next bind. */
+static void cpc_reap(struct cpc_file *cf)
+{
+	struct cpc_binding *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, &cf->bindings, node)
+		if (b->scope != PMC_CPC_BIND_CPU && !pid_alive(b->task))
+			cpc_binding_free(b);
+}
+
+/* ---- PMC_CPC_BIND --------------------------------------------------------- */
+
+/* Check the request and its set before anything is programmed. */
+static int cpc_validate(struct pmc_cpc_bind *bind,
+			const struct pmc_cpc_request *reqs, bool *kernel,
+			bool *overflow)
+{
+	unsigned long seen = 0;
+	unsigned int i;
+
+	if (bind->reserved || bind->scope > PMC_CPC_BIND_CPU)
+		return -EINVAL;
+	if (bind->flags & ~CPC_SET_ALL_FLAGS ||
+	    (bind->flags && bind->scope != PMC_CPC_BIND_CURLWP))
+		return -EINVAL;
+	if (!bind->nreqs)
+		return -EINVAL;
+	if (bind->nreqs > cpc_npic) {
+		bind->subcode = CPC_RESOURCE_UNAVAIL;
+		return -EINVAL;
+	}
+	*kernel = false;
+	*overflow = false;
+	for (i = 0; i < bind->nreqs; i++) {
+		const struct pmc_cpc_request *r = &reqs[i];
+
+		if (r->reserved || r->flags & ~KCPC_REQ_ALL_FLAGS) {
+			bind->subcode = CPC_REQ_INVALID_FLAGS;
+			return -EINVAL;
+		}
+		if (r->index >= bind->nreqs || test_and_set_bit(r->index, &seen)) {
+			bind->subcode = CPC_CONFLICTING_REQS;
+			return -EINVAL;
+		}
+		switch (r->type) {
+		case PERF_TYPE_RAW:
+		case PERF_TYPE_HARDWARE:
+		case PERF_TYPE_HW_CACHE:
+		case PERF_TYPE_SOFTWARE:
+			break;
+		default:
+			bind->subcode = CPC_INVALID_EVENT;
+			return -EINVAL;
+		}
+		if (r->flags & CPC_COUNT_SYSTEM)
+			*kernel = true;
+		if (r->flags & CPC_OVF_NOTIFY_EMT)
+			*overflow = true;
+	}
+	if (*overflow && (!valid_signal(bind->signo) || bind->signo <= 0 ||
+			  bind->si_code <= 0 || bind->si_code >= SI_KERNEL))
+		return -EINVAL;
+	return 0;
+}
+
+/* The target of a PCTX binding: thread tid of process pid, or its leader. */
+static struct task_struct *cpc_find_thread(pid_t pid, pid_t tid)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(tid ? tid : pid), PIDTYPE_PID);
+	if (task && task_tgid_vnr(task) != pid)
+		task = NULL;
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task;
+}
+
+/* perf's answer while programming, in libcpc's terms. */
+static int cpc_program_error(struct pmc_cpc_bind *bind, int err)
+{
+	switch (err) {
+	case -EBUSY:
+		bind->subcode = CPC_RESOURCE_UNAVAIL;
+		return -EINVAL;
+	case -ENOENT:
+	case -EINVAL:
+		bind->subcode = CPC_INVALID_EVENT;
+		return -EINVAL;
+	case -EOPNOTSUPP:
+		return -EOPNOTSUPP;
+	default:
+		return err;
+	}
+}
+
+static int cpc_bind_set(struct cpc_binding *b, struct pmc_cpc_bind *bind,
+			const struct pmc_cpc_request *reqs, bool overflow)
+{
+	struct pmc_bind pb = {
+		.scope = b->scope == PMC_CPC_BIND_CPU ? PMC_SCOPE_CPU : PMC_SCOPE_THREAD,
+		.cpu = b->cpu,
+		.task = b->scope == PMC_CPC_BIND_CPU ? NULL : b->task,
+		.inherit = b->inherit,
+	};
+	unsigned int i;
+	int ret;
+
+	b->set = pmc_set_create(&pb, bind->nreqs, NULL, b);
+	if (IS_ERR(b->set)) {
+		ret = PTR_ERR(b->set);
+		b->set = NULL;
+		return ret;
+	}
+	if (overflow) {
+		/* The bound thread is signalled; for a CPU, the binder. */
+		b->set->notify.task = get_task_struct(b->task ? b->task : current);
+		b->set->notify.signo = bind->signo;
+		b->set->notify.si_code = bind->si_code;
+	}
+	for (i = 0; i < bind->nreqs; i++) {
+		const struct pmc_cpc_request *r = &reqs[i];
+		struct pmc_event_desc desc = {
+			.type = r->type,
+			.config = r->config,
+			.exclude_user = !(r->flags & CPC_COUNT_USER),
+			.exclude_kernel = !(r->flags & CPC_COUNT_SYSTEM),
+		};
+		unsigned int flags = PMC_START;
+
+		if (r->flags & CPC_OVF_NOTIFY_EMT)
+			flags |= PMC_OVERFLOW | PMC_FREEZE_SET;
+		b->preset[r->index] = r->preset;
+		ret = pmc_counter_program(b->set, r->index, &desc, r->preset, flags);
+		if (ret)
+			return cpc_program_error(bind, ret);
+	}
+	return 0;
+}
+
+static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
+		    const struct pmc_cpc_request *reqs)
+{
+	unsigned int what;
+	struct cpc_binding *b, *old = NULL;
+	bool kernel, overflow;
+	int ret;
+
+	ret = cpc_validate(bind, reqs, &kernel, &overflow);
+	if (ret)
+		return ret;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&b->node);
+	b->scope = bind->scope;
+	b->nreqs = bind->nreqs;
+	b->inherit = bind->flags & CPC_BIND_LWP_INHERIT;
+	b->cpu = -1;
+
+	switch (bind->scope) {
+	case PMC_CPC_BIND_CURLWP:
+		b->task = get_task_struct(current);
+		what = PMC_ACCESS_THREAD;
+		break;
+	case PMC_CPC_BIND_PCTX:
+		b->task = bind->pid > 0 && bind->tid >= 0 ?
+			  cpc_find_thread(bind->pid, bind->tid) : NULL;
+		if (!b->task) {
+			ret = -ESRCH;
+			goto out_free;
+		}
+		what = PMC_ACCESS_THREAD;
+		break;
+	default:
+		if (bind->cpu < 0 || bind->cpu >= nr_cpu_ids || !cpu_possible(bind->cpu)) {
+			ret = -EINVAL;
+			goto out_free;
+		}
+		/* As on Solaris, the caller must be bound to that processor. */
+		if (current->nr_cpus_allowed != 1 ||
+		    !cpumask_test_cpu(bind->cpu, current->cpus_ptr)) {
+			ret = -EINVAL;
+			goto out_free;
+		}
+		what = PMC_ACCESS_CPU;
+		break;
+	}
+	if (kernel)
+		what |= PMC_ACCESS_KERNEL;
+	ret = pmc_access_check(what, bind->scope == PMC_CPC_BIND_PCTX ? b->task : NULL);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&cf->lock);
+	cpc_reap(cf);
+	if (bind->scope == PMC_CPC_BIND_CPU) {
+		/* EAGAIN: bound already; ENODEV: offline (libcpc: ENOSYS). */
+		ret = pmc_claim_cpu(bind->cpu);
+		if (ret)
+			goto out_unlock;
+		b->cpu = bind->cpu;
+	} else {
+		ret = pmc_thread_bind_begin(&b->generation);
+		if (ret)
+			goto out_unlock;
+		/* A thread's new binding replaces its previous one. */
+		list_for_each_entry(old, &cf->bindings, node)
+			if (old->scope == bind->scope && old->task == b->task)
+				break;
+		if (!list_entry_is_head(old, &cf->bindings, node))
+			cpc_binding_free(old);
+	}
+
+	ret = cpc_bind_set(b, bind, reqs, overflow);
+	if (ret) {
+		list_add(&b->node, &cf->bindings);
+		cpc_binding_free(b);
+		mutex_unlock(&cf->lock);
+		return ret;
+	}
+	if (bind->scope != PMC_CPC_BIND_CURLWP) {
+		/* Non-zero ids, unique among the fd's bindings. */
+		do {
+			b->id = ++cf->next_id;
+		} while (!b->id || cpc_lookup(cf, b->id));
+	}
+	bind->id = b->id;
+	list_add(&b->node, &cf->bindings);
+	mutex_unlock(&cf->lock);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&cf->lock);
+out_free:
+	if (b->task)
+		put_task_struct(b->task);
+	kfree(b);
+	return ret;
+}
+
+static long cpc_ioctl_bind(struct cpc_file *cf, void __user *argp)
+{
+	struct pmc_cpc_request reqs[PMC_CPC_MAX_REQS];
+	struct pmc_cpc_bind bind;
+	int ret;
+
+	if (copy_from_user(&bind, argp, sizeof(bind)))
+		return -EFAULT;
+	if (bind.size != sizeof(bind))
+		return -EINVAL;
+	if (bind.nreqs > PMC_CPC_MAX_REQS) {
+		bind.subcode = CPC_RESOURCE_UNAVAIL;
+		ret = -EINVAL;
+		goto out;
+	}
+	if (copy_from_user(reqs, u64_to_user_ptr(bind.reqs),
+			   bind.nreqs * sizeof(reqs[0])))
+		return -EFAULT;
+	bind.subcode = CPC_NO_SUBCODE;
+	bind.id = 0;
+	ret = cpc_bind(cf, &bind, reqs);
+out:
+	/* The subcode travels back with EINVAL too. */
+	if (copy_to_user(argp, &bind, sizeof(bind)))
+		return -EFAULT;
+	return ret;
+}
+
+/* ---- sampling and control --------------------------------------------------- */
+
+static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
+{
+	u64 vals[PMC_CPC_MAX_REQS];
+	struct pmc_cpc_sample s;
+	struct cpc_binding *b;
+	u64 tick = 0;
+	int ret;
+
+	if (copy_from_user(&s, argp, sizeof(s)))
+		return -EFAULT;
+	if (s.size != sizeof(s) || s.reserved)
+		return -EINVAL;
+
+	memset(vals, 0, sizeof(vals));
+	mutex_lock(&cf->lock);
+	b = cpc_lookup(cf, s.id);
+	if (b) {
+		ret = pmc_set_read(b->set, PMC_READ_SUM, vals, &tick);
+	} else if (!s.id) {
+		ret = cpc_sample_inherited(cf, vals, &b);
+		tick = rdtsc_ordered();
+	} else {
+		ret = -EINVAL;
+	}
+	if (!ret && b->scope != PMC_CPC_BIND_CPU &&
+	    !pmc_thread_bind_valid(b->generation))
+		ret = -EAGAIN;
+	if (!ret && s.nvals < b->nreqs)
+		ret = -EINVAL;
+	if (!ret)
+		s.nvals = b->nreqs;
+	mutex_unlock(&cf->lock);
+	if (ret)
+		return ret;
+
+	s.hrtime = ktime_get_ns();
+	s.tick = tick;
+	if (copy_to_user(u64_to_user_ptr(s.vals), vals, s.nvals * sizeof(vals[0])) ||
+	    copy_to_user(argp, &s, sizeof(s)))
+		return -EFAULT;
+	return 0;
+}
+
+static long cpc_ioctl_preset(struct cpc_file *cf, void __user *argp)
+{
+	struct pmc_cpc_preset p;
+	struct cpc_binding *b;
+	int ret = 0;
+
+	if (copy_from_user(&p, argp, sizeof(p)))
+		return -EFAULT;
+	if (p.size != sizeof(p) || p.reserved)
+		return -EINVAL;
+	mutex_lock(&cf->lock);
+	b = cpc_lookup(cf, p.id);
+	if (!b || p.index >= b->nreqs)
+		ret = -EINVAL;
+	else
+		b->preset[p.index] = p.preset;
+	mutex_unlock(&cf->lock);
+	return ret;
+}
+
+enum cpc_op { CPC_OP_RELE, CPC_OP_RESTART, CPC_OP_ENABLE, CPC_OP_DISABLE };
+
+static long cpc_ioctl_id(struct cpc_file *cf, void __user *argp, enum cpc_op op)
+{
+	struct cpc_binding *b;
+	unsigned int i;
+	int ret = 0;
+	u32 id;
+
+	if (get_user(id, (u32 __user *)argp))
+		return -EFAULT;
+	mutex_lock(&cf->lock);
+	b = cpc_lookup(cf, id);
+	if (!b) {
+		ret = -EINVAL;
+		goto out;
+	}
+	switch (op) {
+	case CPC_OP_RELE:
+		cpc_binding_free(b);
+		break;
+	case CPC_OP_RESTART:
+		/* Back to the presets and running, after an overflow froze them. */
+		for (i = 0; i < b->nreqs && !ret; i++) {
+			pmc_counter_stop(b->set, i);
+			ret = pmc_counter_write(b->set, i, b->preset[i]);
+			if (!ret)
+				ret = pmc_counter_start(b->set, i);
+		}
+		break;
+	case CPC_OP_ENABLE:
+		for (i = 0; i < b->nreqs && !ret; i++)
+			ret = pmc_counter_start(b->set, i);
+		break;
+	case CPC_OP_DISABLE:
+		for (i = 0; i < b->nreqs && !ret; i++)
+			ret = pmc_counter_stop(b->set, i);
+		break;
+	}
+out:
+	mutex_unlock(&cf->lock);
+	return ret == -EBUSY ? -EAGAIN : ret;
+}
+
+static long cpc_ioctl_info(void __user *argp)
+{
+	struct pmc_cpc_info info;
+	u32 size;
+
+	if (get_user(size, (u32 __user *)argp))
+		return -EFAULT;
+	if (size != sizeof(info))
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.abi_version = PMC_CPC_ABI_VERSION;
+	info.npic = cpc_npic;
+	info.caps = CPC_CAPS;
+	info.hw_pmu = pmc_hw_pmu_present();
+	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long cpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct cpc_file *cf = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case PMC_CPC_INFO:
+		return cpc_ioctl_info(argp);
+	case PMC_CPC_BIND:
+		return cpc_ioctl_bind(cf, argp);
+	case PMC_CPC_SAMPLE:
+		return cpc_ioctl_sample(cf, argp);
+	case PMC_CPC_PRESET:
+		return cpc_ioctl_preset(cf, argp);
+	case PMC_CPC_RELE:
+		return cpc_ioctl_id(cf, argp, CPC_OP_RELE);
+	case PMC_CPC_RESTART:
+		return cpc_ioctl_id(cf, argp, CPC_OP_RESTART);
+	case PMC_CPC_ENABLE:
+		return cpc_ioctl_id(cf, argp, CPC_OP_ENABLE);
+	case PMC_CPC_DISABLE:
+		return cpc_ioctl_id(cf, argp, CPC_OP_DISABLE);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int cpc_open(struct inode *inode, struct file *file)
+{
+	struct cpc_file *cf;
+
+	cf = kzalloc(sizeof(*cf), GFP_KERNEL);
+	if (!cf)
+		return -ENOMEM;
+	mutex_init(&cf->lock);
+	INIT_LIST_HEAD(&cf->bindings);
+	file->private_data = cf;
+	return nonseekable_open(inode, file);
+}
+
+static int cpc_release(struct inode *inode, struct file *file)
+{
+	struct cpc_file *cf = file->private_data;
+	struct cpc_binding *b, *tmp;
+
+	mutex_lock(&cf->lock);
+	list_for_each_entry_safe(b, tmp, &cf->bindings, node)
+		cpc_binding_free(b);
+	mutex_unlock(&cf->lock);
+	mutex_destroy(&cf->lock);
+	kfree(cf);
+	return 0;
+}
+
+static const struct file_operations cpc_fops = {
+	.owner		= THIS_MODULE,
+	.open		= cpc_open,
+	.release	= cpc_release,
+	.unlocked_ioctl	= cpc_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+static struct miscdevice cpc_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "cpc",
+	.fops	= &cpc_fops,
+	.mode	= 0666,
+};
+
+int cpc_init(void)
+{
+	struct x86_pmu_capability cap;
+
+	/* The general-purpose counters a set may use; 4 without an x86 PMU. */
+	perf_get_x86_pmu_capability(&cap);
+	cpc_npic = clamp(cap.num_counters_gp, 0, PMC_CPC_MAX_REQS);
+	if (!cpc_npic)
+		cpc_npic = 4;
+	return misc_register(&cpc_misc);
+}
+
+void cpc_exit(void)
+{
+	misc_deregister(&cpc_misc);
+}
