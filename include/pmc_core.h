@@ -133,7 +133,7 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value);
 
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc);
 int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value);
-int pmc_set_read_inherited(struct pmc_set *set, u64 *values);
+int pmc_set_read_own(struct pmc_set *set, u64 *values);
 bool pmc_counter_failed(struct pmc_set *set, unsigned int idx);
 
 /* Sample period for a preset that overflows after 2^64 - preset events. */

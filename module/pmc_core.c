@@ -113,7 +113,8 @@ static u64 pmc_counter_period(const struct pmc_counter *c)
 
 	if (!(c->flags & PMC_OVERFLOW))
 		return 0;
-	period = pmc_preset_to_period(c->base);
+	/* From the current value: the offset plus what released events counted. */
+	period = pmc_preset_to_period(c->base + c->slots[0].kept);
 	/* perf takes periods below 2^63; longer ones never end in practice. */
 	if (period >= (1ULL << 63))
 		return 0;
@@ -134,6 +135,8 @@ static struct perf_event *pmc_event_create(struct pmc_counter *c, int cpu)
 		.exclude_kernel = c->desc.exclude_kernel,
 		.exclude_hv = 1,
 		.inherit = set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit,
+		/* Counts follow the threads when perf swaps cloned contexts. */
+		.inherit_stat = set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit,
 	};
 	struct task_struct *task = NULL;
 	struct perf_event *event;
@@ -171,18 +174,22 @@ static int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
 	return 0;
 }
 
-/* The slot should count but does not: not recreated, or not schedulable. */
-static bool pmc_slot_failed(const struct pmc_slot *s)
+/*
+ * The slot should count but does not: not recreated after a CPU came back,
+ * or, while the counter runs, not schedulable (perf's error state).
+ */
+static bool pmc_slot_failed(const struct pmc_counter *c, const struct pmc_slot *s)
 {
-	return s->failed ||
-	       (s->event && READ_ONCE(s->event->state) == PERF_EVENT_STATE_ERROR);
+	return s->failed || (c->running && s->event &&
+			     READ_ONCE(s->event->state) == PERF_EVENT_STATE_ERROR);
 }
 
-static int pmc_slot_value(const struct pmc_slot *s, u64 *val)
+static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
+			  u64 *val)
 {
 	u64 enabled, running, v = s->kept;
 
-	if (pmc_slot_failed(s))
+	if (pmc_slot_failed(c, s))
 		return -EIO;
 	if (s->event)
 		v += perf_event_read_value(s->event, &enabled, &running);
@@ -190,13 +197,14 @@ static int pmc_slot_value(const struct pmc_slot *s, u64 *val)
 	return 0;
 }
 
-static void pmc_slot_release(struct pmc_slot *s, bool keep)
+static void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s,
+			     bool keep)
 {
 	u64 v;
 
 	if (!s->event)
 		return;
-	if (keep && !pmc_slot_value(s, &v))
+	if (keep && !pmc_slot_value(c, s, &v))
 		s->kept = v;
 	perf_event_release_kernel(s->event);
 	s->event = NULL;
@@ -213,10 +221,10 @@ static int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val)
 	if (set->bind.scope == PMC_SCOPE_ALL_CPUS && cpu != PMC_READ_SUM) {
 		if (cpu < 0 || cpu >= set->nslots)
 			return -EINVAL;
-		return pmc_slot_value(&c->slots[cpu], val);
+		return pmc_slot_value(c, &c->slots[cpu], val);
 	}
 	for (i = 0; i < set->nslots; i++) {
-		ret = pmc_slot_value(&c->slots[i], &v);
+		ret = pmc_slot_value(c, &c->slots[i], &v);
 		if (ret)
 			return ret;
 		sum += v;
@@ -230,7 +238,7 @@ static void pmc_counter_clear(struct pmc_counter *c)
 	unsigned int i;
 
 	for (i = 0; i < c->set->nslots; i++) {
-		pmc_slot_release(&c->slots[i], false);
+		pmc_slot_release(c, &c->slots[i], false);
 		c->slots[i].kept = 0;
 		c->slots[i].failed = false;
 	}
@@ -277,7 +285,7 @@ static int pmc_cpu_offline(unsigned int cpu, struct hlist_node *node)
 
 	mutex_lock(&set->lock);
 	for (i = 0; i < set->nctrs; i++)
-		pmc_slot_release(&set->ctr[i].slots[cpu], true);
+		pmc_slot_release(&set->ctr[i], &set->ctr[i].slots[cpu], true);
 	mutex_unlock(&set->lock);
 	return 0;
 }
@@ -449,6 +457,35 @@ void pmc_counter_release(struct pmc_set *set, unsigned int idx)
 	mutex_unlock(&set->lock);
 }
 
+/*
+ * Start a stopped slot.  Its event is created afresh (the count so far is
+ * kept): perf schedules pinned events in the order they were made, so an
+ * event made long ago and enabled now would push out a pinned event that
+ * another perf user made since, where it must fail with EBUSY instead.
+ * Inherited thread events are only enabled: releasing one would drop the
+ * copies of the threads that inherited it.
+ */
+static int pmc_slot_start(struct pmc_counter *c, unsigned int i)
+{
+	struct pmc_set *set = c->set;
+	struct pmc_slot *s = &c->slots[i];
+	struct perf_event *event;
+
+	if (!s->event)
+		return 0;	/* CPU offline */
+	if (!s->event->attr.inherit) {
+		pmc_slot_release(c, s, true);
+		event = pmc_event_create(c, set->bind.scope == PMC_SCOPE_CPU ?
+					 set->bind.cpu : i);
+		if (IS_ERR(event)) {
+			s->failed = true;
+			return PTR_ERR(event);
+		}
+		s->event = event;
+	}
+	return pmc_event_start(c, s->event);
+}
+
 int pmc_counter_start(struct pmc_set *set, unsigned int idx)
 {
 	struct pmc_counter *c;
@@ -458,13 +495,13 @@ int pmc_counter_start(struct pmc_set *set, unsigned int idx)
 	if (idx >= set->nctrs)
 		return -EINVAL;
 	c = &set->ctr[idx];
+	cpus_read_lock();	/* events are created per CPU */
 	mutex_lock(&set->lock);
 	if (!c->programmed) {
 		ret = -ENXIO;
 	} else if (!c->running) {
 		for (i = 0; i < set->nslots && !ret; i++)
-			if (c->slots[i].event)
-				ret = pmc_event_start(c, c->slots[i].event);
+			ret = pmc_slot_start(c, i);
 		if (ret) {
 			for (i = 0; i < set->nslots; i++)
 				if (c->slots[i].event)
@@ -475,6 +512,7 @@ int pmc_counter_start(struct pmc_set *set, unsigned int idx)
 		}
 	}
 	mutex_unlock(&set->lock);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -577,14 +615,34 @@ int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 	return ret;
 }
 
-/*
- * Read the calling thread's own copies of an inherited thread set: the perf
- * child events created when it was cloned.  Each starts from its counter's
- * preset; a counter that overflows reads UINT64_MAX, as on Solaris.
- * -ENOENT when the caller has no copy of some counter.
- */
-int pmc_set_read_inherited(struct pmc_set *set, u64 *values)
+/* The event of the calling thread among a counter's copies; irqs off. */
+static struct perf_event *pmc_own_copy(struct perf_event *parent)
 {
+	struct perf_event *child;
+
+	lockdep_assert_irqs_disabled();
+	if (READ_ONCE(parent->ctx->task) == current)
+		return parent;
+	list_for_each_entry(child, &parent->child_list, child_list)
+		if (READ_ONCE(child->ctx->task) == current)
+			return child;
+	return NULL;
+}
+
+/*
+ * Read the calling thread's own counts of an inherited thread set.  perf
+ * gives every thread created after the bind its own copy of each event
+ * (a child event), and at context switches it may swap the contexts (and
+ * counts) of a thread and its clone, so the copy is found by its current
+ * context, with interrupts off so that no switch can intervene, and read
+ * on this CPU.  The binding thread's values continue from its offset; a
+ * later thread's start from the presets, and a counter that overflows
+ * reads UINT64_MAX there, as on Solaris.  -ENOENT when the caller has no
+ * copy of some counter.
+ */
+int pmc_set_read_own(struct pmc_set *set, u64 *values)
+{
+	bool binder = current == set->bind.task;
 	unsigned long irqflags;
 	unsigned int i;
 	int ret = 0;
@@ -594,31 +652,28 @@ int pmc_set_read_inherited(struct pmc_set *set, u64 *values)
 	mutex_lock(&set->lock);
 	for (i = 0; i < set->nctrs && !ret; i++) {
 		struct pmc_counter *c = &set->ctr[i];
-		struct perf_event *parent = c->slots[0].event, *child;
-		bool found = false;
+		struct perf_event *parent = c->slots[0].event, *own;
 		u64 v = 0;
 
 		if (!c->programmed || !parent) {
-			values[i] = 0;
+			values[i] = c->base;
 			continue;
 		}
 		mutex_lock(&parent->child_mutex);
-		list_for_each_entry(child, &parent->child_list, child_list) {
-			if (READ_ONCE(child->ctx->task) != current)
-				continue;
-			/* Our own event: bring it up to date on this CPU. */
-			local_irq_save(irqflags);
-			if (READ_ONCE(child->state) == PERF_EVENT_STATE_ACTIVE &&
-			    child->oncpu == smp_processor_id())
-				child->pmu->read(child);
-			v = local64_read(&child->count);
-			local_irq_restore(irqflags);
-			found = true;
-			break;
+		local_irq_save(irqflags);
+		own = pmc_own_copy(parent);
+		if (own) {
+			if (READ_ONCE(own->state) == PERF_EVENT_STATE_ACTIVE &&
+			    own->oncpu == smp_processor_id())
+				own->pmu->read(own);
+			v = local64_read(&own->count);
 		}
+		local_irq_restore(irqflags);
 		mutex_unlock(&parent->child_mutex);
-		if (!found)
+		if (!own)
 			ret = -ENOENT;
+		else if (binder)
+			values[i] = c->base + v;
 		else
 			values[i] = (c->flags & PMC_OVERFLOW) ? U64_MAX : c->preset + v;
 	}
@@ -638,7 +693,7 @@ bool pmc_counter_failed(struct pmc_set *set, unsigned int idx)
 	c = &set->ctr[idx];
 	mutex_lock(&set->lock);
 	for (i = 0; c->programmed && i < set->nslots; i++)
-		if (pmc_slot_failed(&c->slots[i]))
+		if (pmc_slot_failed(c, &c->slots[i]))
 			failed = true;
 	mutex_unlock(&set->lock);
 	return failed;
