@@ -92,7 +92,7 @@ static int cpc_sample_inherited(struct cpc_file *cf, u64 *vals,
 	list_for_each_entry(b, &cf->bindings, node) {
 		if (b->scope != PMC_CPC_BIND_CURLWP || !b->inherit)
 			continue;
-		if (!pmc_set_read_inherited(b->set, vals)) {
+		if (!pmc_set_read_own(b->set, vals)) {
 			*found = b;
 			return 0;
 		}
@@ -390,7 +390,11 @@ static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 	memset(vals, 0, sizeof(vals));
 	mutex_lock(&cf->lock);
 	b = cpc_lookup(cf, s.id);
-	if (b) {
+	if (b && b->inherit) {
+		/* Its own counts, not those of the threads it created. */
+		ret = pmc_set_read_own(b->set, vals);
+		tick = rdtsc_ordered();
+	} else if (b) {
 		ret = pmc_set_read(b->set, PMC_READ_SUM, vals, &tick);
 	} else if (!s.id) {
 		ret = cpc_sample_inherited(cf, vals, &b);
