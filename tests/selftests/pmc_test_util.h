@@ -244,4 +244,68 @@ static inline int pctr_read_on(int fd, int cpu, struct pctrst *st)
 }
 #endif /* _MACHINE_PCTR_H_ */
 
+/* Lines of the test PMU's state that contain a and, if not NULL, b. */
+static inline int fakepmu_state_count(const char *a, const char *b)
+{
+	char line[256];
+	int n = 0;
+	FILE *f = fopen(FAKEPMU_STATE, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, a) && (!b || strstr(line, b)))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * /dev/perfmon helpers, for the tests that include <machine/perfmon.h>
+ * before this header.  Each returns 0 or -errno.
+ */
+#ifdef _MACHINE_PERFMON_H_
+/* PMIOSETUP of counter n with control word val. */
+static inline int perfmon_setup_fd(int fd, int n, unsigned int val)
+{
+	struct pmc pmc;
+
+	pmc.pmc_num = n;
+	pmc.pmc_val = val;
+	return ioctl(fd, PMIOSETUP, &pmc) ? -errno : 0;
+}
+
+/* A request whose argument is the counter number alone (START, STOP, RESET). */
+static inline int perfmon_ctl_fd(int fd, unsigned long cmd, int n)
+{
+	return ioctl(fd, cmd, &n) ? -errno : 0;
+}
+
+/* PMIOGET of counter n: its control word in *val. */
+static inline int perfmon_get_fd(int fd, int n, unsigned int *val)
+{
+	struct pmc pmc;
+
+	memset(&pmc, 0, sizeof(pmc));
+	pmc.pmc_num = n;
+	if (ioctl(fd, PMIOGET, &pmc))
+		return -errno;
+	*val = pmc.pmc_val;
+	return 0;
+}
+
+/* PMIOREAD of counter n: its value in *val. */
+static inline int perfmon_read_fd(int fd, int n, long long *val)
+{
+	struct pmc_data d;
+
+	memset(&d, 0, sizeof(d));
+	d.pmcd_num = n;
+	if (ioctl(fd, PMIOREAD, &d))
+		return -errno;
+	*val = d.pmcd_value;
+	return 0;
+}
+#endif /* _MACHINE_PERFMON_H_ */
+
 #endif /* PMC_TEST_UTIL_H */

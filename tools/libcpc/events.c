@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
+/*
+ * libcpc event naming: which names exist on this processor, and what perf
+ * event (type, config) a request for one of them becomes.
+ *
+ * Four kinds of names are resolved here:
+ *  - the generic PAPI_* events, mapped to perf's generic hardware and
+ *    hardware-cache events so that perf picks the right code for the CPU;
+ *  - the platform events of the running vendor (Intel: the architectural
+ *    events and some common core events under their Intel names, with the
+ *    fixed-counter names as aliases; AMD and Hygon: the Opteron-era names),
+ *    as raw x86 event-select images;
+ *  - raw numeric event codes (strtol base 0, the whole string);
+ *  - Linux software events (sw_*), so that libcpc works without a PMU.
+ * A raw config never has the USR, OS, INT or EN bits: the kernel derives
+ * user/system counting from the request flags.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+#include <sys/cpc_impl.h>
+
+#include "events.h"
+
+/* x86 event-select fields */
+#define EVSEL_EVENT(c)		((uint64_t)(c) & 0xff)
+#define EVSEL_UMASK_SHIFT	8
+#define EVSEL_EDGE		(1ULL << 18)
+#define EVSEL_INV		(1ULL << 23)
+#define EVSEL_CMASK_SHIFT	24
+#define EVSEL_AMD_EVENT_HI(c)	((((uint64_t)(c) >> 8) & 0xf) << 32)
+
+#define ATTR_MAX_MASK		0xff
+
+#define CACHE(id, op, res)	((uint64_t)(id) | ((uint64_t)(op) << 8) | \
+				 ((uint64_t)(res) << 16))
+
+#define ARRAY_LEN(a)		(sizeof(a) / sizeof((a)[0]))
+
+struct generic_event {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* PAPI_* names: perf's generic events. */
+static const struct generic_event generic_events[] = {
+	{ "PAPI_tot_cyc", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "PAPI_tot_ins", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "PAPI_ref_cyc", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+	{ "PAPI_br_ins", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "PAPI_br_msp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "PAPI_l3_tca", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "PAPI_l3_tcm", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "PAPI_l1_dca", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "PAPI_l1_dcr", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "PAPI_l1_dcw", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE,
+		PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "PAPI_l1_dcm", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_l1_ldm", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_l1_stm", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_WRITE,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_l1_ica", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "PAPI_l1_icm", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_l3_dcr", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "PAPI_l3_dcw", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE,
+		PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "PAPI_l3_ldm", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_l3_stm", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_tlb_dm", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_tlb_im", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+};
+
+/* Linux software events: listed with the platform events. */
+static const struct generic_event sw_events[] = {
+	{ "sw_cpu_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "sw_task_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "sw_page_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "sw_context_switches", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "sw_cpu_migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "sw_minor_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "sw_major_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+};
+
+/*
+ * Intel fixed-counter names: perf's generic events, which perf places on
+ * the fixed counters.
+ */
+static const struct generic_event intel_fixed_events[] = {
+	{ "instr_retired.any", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cpu_clk_unhalted.core", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu_clk_unhalted.thread", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu_clk_unhalted.ref", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+struct raw_event {
+	const char *name;
+	uint16_t code;		/* event select (AMD: up to 12 bits) */
+	uint8_t umask;		/* default unit mask */
+	int8_t arch_bit;	/* Intel: CPUID 0xA EBX bit, or -1 */
+};
+
+/* Intel architectural events, then common core events (Sandy Bridge on). */
+static const struct raw_event intel_events[] = {
+	{ "cpu_clk_unhalted.thread_p", 0x3c, 0x00, 0 },
+	{ "inst_retired.any_p", 0xc0, 0x00, 1 },
+	{ "cpu_clk_unhalted.ref_p", 0x3c, 0x01, 2 },
+	{ "longest_lat_cache.reference", 0x2e, 0x4f, 3 },
+	{ "longest_lat_cache.miss", 0x2e, 0x41, 4 },
+	{ "br_inst_retired.all_branches", 0xc4, 0x00, 5 },
+	{ "br_misp_retired.all_branches", 0xc5, 0x00, 6 },
+	{ "ld_blocks.store_forward", 0x03, 0x02, -1 },
+	{ "dtlb_load_misses.miss_causes_a_walk", 0x08, 0x01, -1 },
+	{ "uops_issued.any", 0x0e, 0x01, -1 },
+	{ "l2_rqsts.miss", 0x24, 0x3f, -1 },
+	{ "l2_rqsts.references", 0x24, 0xff, -1 },
+	{ "dtlb_store_misses.miss_causes_a_walk", 0x49, 0x01, -1 },
+	{ "l1d.replacement", 0x51, 0x01, -1 },
+	{ "itlb_misses.miss_causes_a_walk", 0x85, 0x01, -1 },
+	{ "resource_stalls.any", 0xa2, 0x01, -1 },
+	{ "uops_retired.retire_slots", 0xc2, 0x02, -1 },
+	{ "br_inst_retired.conditional", 0xc4, 0x01, -1 },
+	{ "br_inst_retired.near_call", 0xc4, 0x02, -1 },
+	{ "br_inst_retired.near_return", 0xc4, 0x08, -1 },
+	{ "br_misp_retired.conditional", 0xc5, 0x01, -1 },
+	{ "mem_inst_retired.all_loads", 0xd0, 0x81, -1 },
+	{ "mem_inst_retired.all_stores", 0xd0, 0x82, -1 },
+	{ "mem_load_retired.l1_hit", 0xd1, 0x01, -1 },
+	{ "mem_load_retired.l2_hit", 0xd1, 0x02, -1 },
+	{ "mem_load_retired.l3_hit", 0xd1, 0x04, -1 },
+	{ "mem_load_retired.l1_miss", 0xd1, 0x08, -1 },
+	{ "mem_load_retired.l3_miss", 0xd1, 0x20, -1 },
+};
+
+/* AMD (and Hygon) events, under the Opteron-era names. */
+static const struct raw_event amd_events[] = {
+	{ "FP_dispatched_fpu_ops", 0x00, 0x3f, -1 },
+	{ "FP_cycles_no_fpu_ops_retired", 0x01, 0x00, -1 },
+	{ "FP_dispatched_fpu_ops_ff", 0x02, 0x00, -1 },
+	{ "LS_seg_reg_load", 0x20, 0x7f, -1 },
+	{ "LS_uarch_resync_self_modify", 0x21, 0x00, -1 },
+	{ "LS_uarch_resync_snoop", 0x22, 0x00, -1 },
+	{ "LS_buffer_2_full", 0x23, 0x00, -1 },
+	{ "LS_locked_operation", 0x24, 0x00, -1 },
+	{ "LS_retired_cflush", 0x26, 0x00, -1 },
+	{ "LS_retired_cpuid", 0x27, 0x00, -1 },
+	{ "DC_access", 0x40, 0x00, -1 },
+	{ "DC_miss", 0x41, 0x00, -1 },
+	{ "DC_refill_from_L2", 0x42, 0x1f, -1 },
+	{ "DC_refill_from_system", 0x43, 0x1f, -1 },
+	{ "DC_copyback", 0x44, 0x1f, -1 },
+	{ "DC_dtlb_L1_miss_L2_hit", 0x45, 0x00, -1 },
+	{ "DC_dtlb_L1_miss_L2_miss", 0x46, 0x00, -1 },
+	{ "DC_misaligned_data_ref", 0x47, 0x00, -1 },
+	{ "DC_uarch_late_cancel_access", 0x48, 0x00, -1 },
+	{ "DC_uarch_early_cancel_access", 0x49, 0x00, -1 },
+	{ "DC_1bit_ecc_error_found", 0x4a, 0x03, -1 },
+	{ "DC_dispatched_prefetch_instr", 0x4b, 0x07, -1 },
+	{ "DC_dcache_accesses_by_locks", 0x4c, 0x03, -1 },
+	{ "BU_memory_requests", 0x65, 0x83, -1 },
+	{ "BU_data_prefetch", 0x67, 0x03, -1 },
+	{ "BU_system_read_responses", 0x6c, 0x07, -1 },
+	{ "BU_cpu_clk_unhalted", 0x76, 0x00, -1 },
+	{ "BU_internal_L2_req", 0x7d, 0x1f, -1 },
+	{ "BU_fill_req_missed_L2", 0x7e, 0x07, -1 },
+	{ "BU_fill_into_L2", 0x7f, 0x03, -1 },
+	{ "IC_fetch", 0x80, 0x00, -1 },
+	{ "IC_miss", 0x81, 0x00, -1 },
+	{ "IC_refill_from_L2", 0x82, 0x00, -1 },
+	{ "IC_refill_from_system", 0x83, 0x00, -1 },
+	{ "IC_itlb_L1_miss_L2_hit", 0x84, 0x00, -1 },
+	{ "IC_itlb_L1_miss_L2_miss", 0x85, 0x00, -1 },
+	{ "IC_uarch_resync_snoop", 0x86, 0x00, -1 },
+	{ "IC_instr_fetch_stall", 0x87, 0x00, -1 },
+	{ "IC_return_stack_hit", 0x88, 0x00, -1 },
+	{ "IC_return_stack_overflow", 0x89, 0x00, -1 },
+	{ "FR_retired_x86_instr_w_excp_intr", 0xc0, 0x00, -1 },
+	{ "FR_retired_uops", 0xc1, 0x00, -1 },
+	{ "FR_retired_branches_w_excp_intr", 0xc2, 0x00, -1 },
+	{ "FR_retired_branches_mispred", 0xc3, 0x00, -1 },
+	{ "FR_retired_taken_branches", 0xc4, 0x00, -1 },
+	{ "FR_retired_taken_branches_mispred", 0xc5, 0x00, -1 },
+	{ "FR_retired_far_ctl_transfer", 0xc6, 0x00, -1 },
+	{ "FR_retired_resyncs", 0xc7, 0x00, -1 },
+	{ "FR_retired_near_rets", 0xc8, 0x00, -1 },
+	{ "FR_retired_near_rets_mispred", 0xc9, 0x00, -1 },
+	{ "FR_retired_taken_branches_mispred_addr_miscomp", 0xca, 0x00, -1 },
+	{ "FR_retired_fpu_instr", 0xcb, 0x0f, -1 },
+	{ "FR_retired_fastpath_double_op_instr", 0xcc, 0x07, -1 },
+	{ "FR_intr_masked_cycles", 0xcd, 0x00, -1 },
+	{ "FR_intr_masked_while_pending_cycles", 0xce, 0x00, -1 },
+	{ "FR_taken_hardware_intrs", 0xcf, 0x00, -1 },
+	{ "FR_nothing_to_dispatch", 0xd0, 0x00, -1 },
+	{ "FR_dispatch_stalls", 0xd1, 0x00, -1 },
+	{ "FR_dispatch_stall_branch_abort_to_retire", 0xd2, 0x00, -1 },
+	{ "FR_dispatch_stall_serialization", 0xd3, 0x00, -1 },
+	{ "FR_dispatch_stall_segment_load", 0xd4, 0x00, -1 },
+	{ "FR_dispatch_stall_reorder_buffer_full", 0xd5, 0x00, -1 },
+	{ "FR_dispatch_stall_resv_station_full", 0xd6, 0x00, -1 },
+	{ "FR_dispatch_stall_fpu_full", 0xd7, 0x00, -1 },
+	{ "FR_dispatch_stall_ls_full", 0xd8, 0x00, -1 },
+	{ "FR_dispatch_stall_waiting_all_quiet", 0xd9, 0x00, -1 },
+	{ "FR_dispatch_stall_far_ctl_trsfr_resync_branch_pend", 0xda, 0x00, -1 },
+	{ "FR_fpu_exception", 0xdb, 0x0f, -1 },
+	{ "FR_num_brkpts_dr0", 0xdc, 0x00, -1 },
+	{ "FR_num_brkpts_dr1", 0xdd, 0x00, -1 },
+	{ "FR_num_brkpts_dr2", 0xde, 0x00, -1 },
+	{ "FR_num_brkpts_dr3", 0xdf, 0x00, -1 },
+};
+
+static const char *const errstr[] = {
+	[CPC_INVALID_EVENT] = "Unknown event\n",
+	[CPC_INVALID_PICNUM] = "Invalid counter number\n",
+	[CPC_INVALID_ATTRIBUTE] = "Unknown attribute\n",
+	[CPC_ATTRIBUTE_OUT_OF_RANGE] = "Attribute out of range\n",
+	[CPC_RESOURCE_UNAVAIL] = "Hardware resource unavailable\n",
+	[CPC_PIC_NOT_CAPABLE] = "Counter cannot count requested event\n",
+	[CPC_REQ_INVALID_FLAGS] = "Invalid flags in a request\n",
+	[CPC_CONFLICTING_REQS] = "Requests conflict with each other\n",
+	[CPC_ATTR_REQUIRES_PRIVILEGE] = "Attribute requires the cpc_cpu privilege\n",
+	[CPC_PBIND_FAILED] = "Couldn't bind LWP to requested processor\n",
+	[CPC_HV_NO_ACCESS] = "Hypervisor event access denied\n",
+};
+
+const char *cpcev_errstr(int subcode)
+{
+	if (subcode <= 0 || subcode >= (int)ARRAY_LEN(errstr))
+		return NULL;
+	return errstr[subcode];
+}
+
+/* ---- the processor ------------------------------------------------------- */
+
+void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
+		    uint32_t eax1, uint32_t eax_a, uint32_t ebx_a)
+{
+	unsigned int family = (eax1 >> 8) & 0xf;
+	unsigned int model = (eax1 >> 4) & 0xf;
+
+	memset(cpu, 0, sizeof(*cpu));
+	memcpy(cpu->vendor_id, vendor, 12);
+	cpu->vendor_id[12] = '\0';
+	if (!strcmp(cpu->vendor_id, "GenuineIntel"))
+		cpu->vendor = CPCEV_INTEL;
+	else if (!strcmp(cpu->vendor_id, "AuthenticAMD"))
+		cpu->vendor = CPCEV_AMD;
+	else if (!strcmp(cpu->vendor_id, "HygonGenuine"))
+		cpu->vendor = CPCEV_HYGON;
+	else
+		cpu->vendor = CPCEV_OTHER;
+
+	/* Display family and model, as the vendors define them. */
+	if (family == 0xf)
+		family += (eax1 >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model |= ((eax1 >> 16) & 0xf) << 4;
+	cpu->family = family;
+	cpu->model = model;
+	cpu->stepping = eax1 & 0xf;
+
+	if (cpu->vendor == CPCEV_INTEL) {
+		cpu->pmu_version = eax_a & 0xff;
+		cpu->arch_len = (eax_a >> 24) & 0xff;
+		cpu->arch_unavail = ebx_a;
+	}
+}
+
+void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len)
+{
+	switch (cpu->vendor) {
+	case CPCEV_INTEL:
+		/* Core 2 era parts before architectural version 3 */
+		if (cpu->pmu_version < 3 && cpu->family == 6 &&
+		    (cpu->model == 15 || cpu->model == 23 || cpu->model == 29))
+			snprintf(buf, len, "Core Microarchitecture");
+		else
+			snprintf(buf, len,
+				 "Intel Arch PerfMon v%u on Family %u Model %u",
+				 cpu->pmu_version, cpu->family, cpu->model);
+		break;
+	case CPCEV_AMD:
+		if (cpu->family == 0xf)
+			snprintf(buf, len, "AMD Opteron & Athlon64");
+		else
+			snprintf(buf, len, "AMD Family %02xh", cpu->family);
+		break;
+	case CPCEV_HYGON:
+		snprintf(buf, len, "Hygon Family %02xh", cpu->family);
+		break;
+	default:
+		snprintf(buf, len, "%s Family %u Model %u",
+			 cpu->vendor_id[0] ? cpu->vendor_id : "Unknown",
+			 cpu->family, cpu->model);
+		break;
+	}
+}
+
+void cpcev_cpuref(const struct cpcev_cpu *cpu, char *buf, size_t len)
+{
+	switch (cpu->vendor) {
+	case CPCEV_INTEL:
+		snprintf(buf, len,
+			 "See the chapters on performance monitoring in the "
+			 "Intel 64 and IA-32 Architectures Software Developer's "
+			 "Manual, Volume 3 (System Programming Guide), and the "
+			 "event tables for Family %u Model %u published by "
+			 "Intel at https://perfmon-events.intel.com/.",
+			 cpu->family, cpu->model);
+		break;
+	case CPCEV_AMD:
+	case CPCEV_HYGON:
+		snprintf(buf, len,
+			 "See the performance counter sections of the BIOS and "
+			 "Kernel Developer's Guide (BKDG) or the Processor "
+			 "Programming Reference (PPR) for %s Family %02xh "
+			 "processors, and the AMD64 Architecture Programmer's "
+			 "Manual, Volume 2 (System Programming).",
+			 cpu->vendor == CPCEV_AMD ? "AMD" : "Hygon",
+			 cpu->family);
+		break;
+	default:
+		snprintf(buf, len,
+			 "No event reference is known for this processor; "
+			 "the generic PAPI_* events, the Linux software sw_* "
+			 "events and raw event codes can be requested.");
+		break;
+	}
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+const char *cpcev_attr_list(const struct cpcev_cpu *cpu)
+{
+	switch (cpu->vendor) {
+	case CPCEV_INTEL:
+		return "edge,inv,umask,cmask,picnum";
+	case CPCEV_AMD:
+	case CPCEV_HYGON:
+		return "edge,pc,inv,cmask,umask,picnum";
+	default:
+		return "picnum";
+	}
+}
+
+int cpcev_attr_known(const struct cpcev_cpu *cpu, const char *attr)
+{
+	const char *p = cpcev_attr_list(cpu);
+	size_t n = strlen(attr);
+
+	if (!n)
+		return 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, attr, n))
+			return 1;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static int intel_listed(const struct cpcev_cpu *cpu, const struct raw_event *e)
+{
+	/* Version 0: CPUID says nothing; offer every architectural event. */
+	if (e->arch_bit < 0 || cpu->pmu_version == 0)
+		return 1;
+	return (unsigned int)e->arch_bit < cpu->arch_len &&
+	       !(cpu->arch_unavail & (1U << e->arch_bit));
+}
+
+static const struct raw_event *raw_table(const struct cpcev_cpu *cpu,
+					 size_t *n)
+{
+	switch (cpu->vendor) {
+	case CPCEV_INTEL:
+		*n = ARRAY_LEN(intel_events);
+		return intel_events;
+	case CPCEV_AMD:
+	case CPCEV_HYGON:
+		*n = ARRAY_LEN(amd_events);
+		return amd_events;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+void cpcev_walk(const struct cpcev_cpu *cpu, int classes,
+		void (*fn)(void *arg, const char *name), void *arg)
+{
+	const struct raw_event *raw;
+	size_t i, n;
+
+	if (classes & CPCEV_GENERIC)
+		for (i = 0; i < ARRAY_LEN(generic_events); i++)
+			fn(arg, generic_events[i].name);
+	if (!(classes & CPCEV_PLATFORM))
+		return;
+	raw = raw_table(cpu, &n);
+	for (i = 0; i < n; i++)
+		if (cpu->vendor != CPCEV_INTEL || intel_listed(cpu, &raw[i]))
+			fn(arg, raw[i].name);
+	if (cpu->vendor == CPCEV_INTEL)
+		for (i = 0; i < ARRAY_LEN(intel_fixed_events); i++)
+			fn(arg, intel_fixed_events[i].name);
+	for (i = 0; i < ARRAY_LEN(sw_events); i++)
+		fn(arg, sw_events[i].name);
+}
+
+static const struct generic_event *find_generic(const struct generic_event *t,
+						size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
+/* A generic, fixed-alias or software event: no attributes, no raw code. */
+static const struct generic_event *find_named(const struct cpcev_cpu *cpu,
+					      const char *name)
+{
+	const struct generic_event *e;
+
+	e = find_generic(generic_events, ARRAY_LEN(generic_events), name);
+	if (!e)
+		e = find_generic(sw_events, ARRAY_LEN(sw_events), name);
+	if (!e && cpu->vendor == CPCEV_INTEL)
+		e = find_generic(intel_fixed_events,
+				 ARRAY_LEN(intel_fixed_events), name);
+	return e;
+}
+
+static const struct raw_event *find_raw(const struct cpcev_cpu *cpu,
+					const char *name)
+{
+	const struct raw_event *raw;
+	size_t i, n;
+
+	raw = raw_table(cpu, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(raw[i].name, name) &&
+		    (cpu->vendor != CPCEV_INTEL || intel_listed(cpu, &raw[i])))
+			return &raw[i];
+	return NULL;
+}
+
+/* A raw numeric code: 1 and *code if the whole string parses. */
+static int parse_code(const char *s, long *code)
+{
+	char *end;
+
+	if (!*s)
+		return 0;
+	errno = 0;
+	*code = strtol(s, &end, 0);
+	return !errno && *end == '\0';
+}
+
+int cpcev_known(const struct cpcev_cpu *cpu, const char *event)
+{
+	long code;
+	int saved = errno;
+	int ok;
+
+	if (find_named(cpu, event) || find_raw(cpu, event))
+		return 1;
+	ok = parse_code(event, &code);
+	errno = saved;
+	return ok;
+}
+
+int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
+		  const struct cpcev_attr *attrs, unsigned int nattrs,
+		  struct cpcev_perf *out)
+{
+	const struct generic_event *g;
+	const struct raw_event *r;
+	uint64_t umask, cmask = 0, config;
+	int edge = 0, inv = 0, saved = errno;
+	unsigned long max_code;
+	unsigned int i;
+	long code;
+
+	g = find_named(cpu, event);
+	if (g) {
+		for (i = 0; i < nattrs; i++)
+			if (strcmp(attrs[i].name, "picnum"))
+				return CPC_ATTRIBUTE_OUT_OF_RANGE;
+		out->type = g->type;
+		out->config = g->config;
+		return 0;
+	}
+
+	r = find_raw(cpu, event);
+	if (r) {
+		code = r->code;
+		umask = r->umask;
+	} else {
+		int ok = parse_code(event, &code);
+
+		errno = saved;
+		max_code = cpu->vendor == CPCEV_AMD ||
+			   cpu->vendor == CPCEV_HYGON ? 0xfff : 0xff;
+		if (!ok || code < 0 || (unsigned long)code > max_code)
+			return CPC_INVALID_EVENT;
+		umask = 0;
+	}
+
+	for (i = 0; i < nattrs; i++) {
+		const char *n = attrs[i].name;
+		uint64_t v = attrs[i].val;
+
+		if (!strcmp(n, "picnum"))
+			continue;
+		if (!cpcev_attr_known(cpu, n))
+			return CPC_INVALID_ATTRIBUTE;
+		if (!strcmp(n, "umask") || !strcmp(n, "cmask")) {
+			if (v > ATTR_MAX_MASK)
+				return CPC_ATTRIBUTE_OUT_OF_RANGE;
+			if (n[0] == 'u')
+				umask |= v;
+			else
+				cmask = v;
+		} else if (!strcmp(n, "edge")) {
+			edge = v != 0;
+		} else if (!strcmp(n, "inv")) {
+			inv = v != 0;
+		}
+		/* "pc" (AMD): accepted, no effect (perf owns the pins). */
+	}
+
+	config = EVSEL_EVENT(code) | umask << EVSEL_UMASK_SHIFT |
+		 cmask << EVSEL_CMASK_SHIFT;
+	if (edge)
+		config |= EVSEL_EDGE;
+	if (inv)
+		config |= EVSEL_INV;
+	if (cpu->vendor == CPCEV_AMD || cpu->vendor == CPCEV_HYGON)
+		config |= EVSEL_AMD_EVENT_HI(code);
+	out->type = PERF_TYPE_RAW;
+	out->config = config;
+	return 0;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * libcpc event tables and name resolution (events.c): pure functions, no
+ * I/O, so that the host unit tests can cover them.  Internal to libcpc.
+ */
+#ifndef LIBCPC_EVENTS_H
+#define LIBCPC_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cpcev_vendor {
+	CPCEV_OTHER,
+	CPCEV_INTEL,
+	CPCEV_AMD,
+	CPCEV_HYGON,
+};
+
+/* What the tables depend on, from CPUID. */
+struct cpcev_cpu {
+	int vendor;			/* enum cpcev_vendor */
+	char vendor_id[13];		/* CPUID 0 vendor string */
+	unsigned int family;		/* display family */
+	unsigned int model;		/* display model */
+	unsigned int stepping;
+	unsigned int pmu_version;	/* Intel CPUID 0xA EAX[7:0] */
+	unsigned int arch_len;		/* Intel CPUID 0xA EAX[31:24] */
+	uint32_t arch_unavail;		/* Intel CPUID 0xA EBX */
+};
+
+/* The event classes of cpcev_walk(). */
+#define CPCEV_GENERIC	0x1		/* PAPI_* */
+#define CPCEV_PLATFORM	0x2		/* everything else, sw_* included */
+
+/* An attribute of a request. */
+struct cpcev_attr {
+	const char *name;
+	uint64_t val;
+};
+
+/* The perf event a request resolves to. */
+struct cpcev_perf {
+	uint32_t type;			/* PERF_TYPE_* */
+	uint64_t config;
+};
+
+/*
+ * Fill cpu from CPUID: vendor is the 12-byte vendor string of leaf 0,
+ * eax1 leaf 1's EAX, eax_a/ebx_a leaf 0xA's EAX/EBX (0 when absent).
+ */
+void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
+		    uint32_t eax1, uint32_t eax_a, uint32_t ebx_a);
+
+/* cpc_cciname() and cpc_cpuref() texts. */
+void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len);
+void cpcev_cpuref(const struct cpcev_cpu *cpu, char *buf, size_t len);
+
+/* The comma-separated attribute list, "picnum" last. */
+const char *cpcev_attr_list(const struct cpcev_cpu *cpu);
+
+/* 1 if attr is in the attribute list, else 0. */
+int cpcev_attr_known(const struct cpcev_cpu *cpu, const char *attr);
+
+/* Call fn for each event name of the classes, in table order. */
+void cpcev_walk(const struct cpcev_cpu *cpu, int classes,
+		void (*fn)(void *arg, const char *name), void *arg);
+
+/* 1 if event is a listed name or a raw code (strtol, base 0, whole string). */
+int cpcev_known(const struct cpcev_cpu *cpu, const char *event);
+
+/*
+ * Resolve event and its attributes ("picnum" is skipped: it is the
+ * library's) to a perf type and config.  Returns 0, or the CPC_* subcode:
+ * CPC_INVALID_EVENT, CPC_INVALID_ATTRIBUTE or CPC_ATTRIBUTE_OUT_OF_RANGE.
+ */
+int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
+		  const struct cpcev_attr *attrs, unsigned int nattrs,
+		  struct cpcev_perf *out);
+
+/* The error handler message of a CPC_* subcode ("\n"-terminated), or NULL. */
+const char *cpcev_errstr(int subcode);
+
+#endif /* LIBCPC_EVENTS_H */

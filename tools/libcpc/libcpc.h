@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * <libcpc.h> - the Solaris libcpc(3LIB) version 2 interface for Linux, on the
+ * pmcompat /dev/cpc device.  See libcpc(3LIB).
+ *
+ * Besides the libcpc API this header provides the few Solaris definitions
+ * that libcpc programs take for granted (hrtime_t, processorid_t, uint_t,
+ * _lwp_self(), SIGEMT, EMT_CPCOVF and the <sys/regset.h> names PC, SP,
+ * REG_PC, REG_SP), so that they compile unchanged.  The obsolete CPCv1
+ * interface, which Solaris declares only for SPARC and 32-bit x86, is not
+ * provided.
+ */
+#ifndef _LIBCPC_H
+#define _LIBCPC_H
+
+#include <sys/types.h>
+#include <sys/syscall.h>
+#include <sys/cpc_impl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <signal.h>
+/*
+ * Solaris' <string.h> does not declare index() and rindex(); glibc's does
+ * (through <strings.h>), which breaks programs that, like the examples of
+ * cpc_bind_curlwp(3CPC), have a global variable named index.  Keep them
+ * out, unless <strings.h> has been included already.
+ */
+#if !defined(_STRINGS_H) && !defined(__cplusplus)
+#define index	__libcpc_hidden_index
+#define rindex	__libcpc_hidden_rindex
+#include <string.h>
+#undef index
+#undef rindex
+#else
+#include <string.h>
+#endif
+#include <ucontext.h>
+#include <libpctx.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Solaris types and definitions that Linux lacks ---------------------- */
+
+#ifndef _PMCOMPAT_UINT_T
+#define _PMCOMPAT_UINT_T
+typedef unsigned int uint_t;
+#endif
+__extension__ typedef long long hrtime_t;	/* nanoseconds */
+typedef int processorid_t;		/* a CPU number, as in sched_setaffinity(2) */
+
+/*
+ * SIGEMT: the overflow signal.  x86 Linux has no SIGEMT; libcpc uses this
+ * fixed real-time signal (SIGRTMIN is 34 with glibc, SIGRTMAX 64).
+ */
+#ifndef SIGEMT
+#define SIGEMT		40
+#endif
+
+/* si_code of an overflow SIGEMT (the value of Solaris' <sys/machsig.h>). */
+#ifndef EMT_CPCOVF
+#define EMT_CPCOVF	2
+#endif
+
+/* Register indices in uc_mcontext.gregs[], named as in <sys/regset.h>. */
+#if defined(__x86_64__)
+#ifndef REG_PC
+#define REG_PC		16	/* REG_RIP */
+#endif
+#ifndef REG_SP
+#define REG_SP		15	/* REG_RSP */
+#endif
+#elif defined(__i386__)
+#ifndef REG_PC
+#define REG_PC		14	/* REG_EIP */
+#endif
+#ifndef REG_SP
+#define REG_SP		17	/* REG_UESP */
+#endif
+#endif
+/* The short names, unless the program asks not to have them. */
+#if defined(REG_PC) && !defined(_LIBCPC_NO_REGSET_NAMES)
+#ifndef PC
+#define PC		REG_PC
+#endif
+#ifndef SP
+#define SP		REG_SP
+#endif
+#endif
+
+/* The id of the calling thread (LWP): its Linux thread id, gettid(2). */
+extern long __libcpc_syscall(long __nr, ...) __asm__("syscall");
+static __inline__ id_t _lwp_self(void)
+{
+	return (id_t)__libcpc_syscall(SYS_gettid);
+}
+
+/* ---- libcpc -------------------------------------------------------------- */
+
+#define CPC_VER_CURRENT		2
+
+typedef struct __cpc cpc_t;
+typedef struct __cpc_set cpc_set_t;
+typedef struct __cpc_buf cpc_buf_t;
+
+typedef void (cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt,
+			      va_list ap);
+
+extern cpc_t *cpc_open(int ver);
+extern int cpc_close(cpc_t *cpc);
+
+extern uint_t cpc_npic(cpc_t *cpc);
+extern uint_t cpc_caps(cpc_t *cpc);
+extern const char *cpc_cciname(cpc_t *cpc);
+extern const char *cpc_cpuref(cpc_t *cpc);
+
+extern int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
+
+extern cpc_set_t *cpc_set_create(cpc_t *cpc);
+extern int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
+			       uint64_t preset, uint_t flags, uint_t nattrs,
+			       const cpc_attr_t *attrs);
+
+extern cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf);
+
+extern int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags);
+extern int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
+			 uint_t flags);
+extern int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
+			uint_t flags);
+extern int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
+extern int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
+
+extern void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b);
+extern void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b);
+extern void cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src);
+extern void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf);
+extern int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val);
+extern int cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val);
+extern hrtime_t cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf);
+extern uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf);
+
+extern void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
+			      void (*action)(void *arg, int index,
+					     const char *event, uint64_t preset,
+					     uint_t flags, int nattrs,
+					     const cpc_attr_t *attrs));
+extern void cpc_walk_events_all(cpc_t *cpc, void *arg,
+				void (*action)(void *arg, const char *event));
+extern void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
+					void (*action)(void *arg,
+						       const char *event));
+extern void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+				void (*action)(void *arg, uint_t picno,
+					       const char *event));
+extern void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+					void (*action)(void *arg, uint_t picno,
+						       const char *event));
+extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
+			   void (*action)(void *arg, const char *attr));
+
+extern int cpc_enable(cpc_t *cpc);
+extern int cpc_disable(cpc_t *cpc);
+extern void cpc_terminate(cpc_t *cpc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _LIBCPC_H */

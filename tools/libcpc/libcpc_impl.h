@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
+/*
+ * libcpc internals shared by libcpc.c and pctx.c (and the unit tests).
+ * Nothing here is exported from libcpc.so.
+ */
+#ifndef LIBCPC_IMPL_H
+#define LIBCPC_IMPL_H
+
+#include <sys/types.h>
+#include <sys/cpc_impl.h>
+
+#include "libcpc.h"
+#include "events.h"
+
+#define CPC_EXPORT	__attribute__((visibility("default")))
+
+/*
+ * A cpc_t for an open /dev/cpc descriptor (fd, -1 for none) with the
+ * kernel's info and the processor: what cpc_open() returns.
+ */
+cpc_t *__cpc_open_fd(int fd, const struct pmc_cpc_info *info,
+		     const struct cpcev_cpu *cpu);
+
+/* pctx.c: the process of a pctx_t, and the cpc_t that bound sets to it. */
+pid_t __pctx_pid(pctx_t *pctx);
+cpc_t *__pctx_get_cpc(pctx_t *pctx);
+void __pctx_set_cpc(pctx_t *pctx, cpc_t *cpc);
+
+/* libcpc.c: pctx_release() unbinds the sets bound to the process. */
+void __cpc_pctx_release(cpc_t *cpc, pctx_t *pctx);
+
+#endif /* LIBCPC_IMPL_H */
