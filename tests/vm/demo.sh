@@ -40,6 +40,21 @@ run /pmcompat/tests/openbsd-pctr-example
 run pctr -s 0 -f 0
 
 echo
+echo "--- FreeBSD perfmon(8) on /dev/perfmon: the sum over all CPUs ---"
+run ls -l /dev/perfmon
+echo "\$ perfmon -u -l 4 -c 'echo cpu=1 event=0xc0 count=250000 > $inject; echo cpu=2 event=0xc0 count=250000 > $inject' 0xc0"
+perfmon -u -l 4 -c "echo cpu=1 event=0xc0 count=250000 > $inject; echo cpu=2 event=0xc0 count=250000 > $inject" 0xc0 2>&1
+echo "  [each loop: 500000 instructions injected, half on CPU 1, half on CPU 2]"
+
+echo
+echo "--- Solaris libcpc on /dev/cpc: the man page's Example 1 ---"
+echo "\$ EVENT0=sw_task_clock EVENT1=sw_page_faults solaris-cpc1-example | head -n 5"
+EVENT0=sw_task_clock EVENT1=sw_page_faults /pmcompat/tests/solaris-cpc1-example 2>&1 | head -n 5
+echo "  [real Linux software events, so no PMU is needed: task-clock ns, page faults]"
+echo "\$ solaris-cpc1-example | head -n 3    # PAPI_tot_ins, PAPI_tot_cyc: no injection, no count"
+/pmcompat/tests/solaris-cpc1-example 2>&1 | head -n 3
+
+echo
 run rmmod pmcompat
 run insmod /pmcompat/pmcompat.ko
 echo "--- end of demo ---"
