@@ -91,9 +91,9 @@ TEST(info)
 	memset(&info, 0xcc, sizeof(info));
 	info.size = sizeof(info);
 	ASSERT_EQ(0, ioctl(fd, PMC_CPC_INFO, &info));
-	EXPECT_EQ(PMC_CPC_ABI_VERSION, info.abi_version);
+	EXPECT_EQ((__u32)PMC_CPC_ABI_VERSION, info.abi_version);
 	EXPECT_LE(1U, info.npic);
-	EXPECT_EQ(CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE, info.caps);
+	EXPECT_EQ((__u32)(CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE), info.caps);
 	EXPECT_EQ(0U, info.reserved[0]);
 	info.size = 8;
 	EXPECT_EQ(-1, ioctl(fd, PMC_CPC_INFO, &info));

@@ -16,7 +16,6 @@
 
 #define PCTR_TOOL	"/usr/bin/pctr"
 #define EV_INSTR	0x00c0
-#define NOBODY		65534
 #define KERNEL_IP	0xffffffff81000000ULL
 
 #define NEED_FAKEPMU() do {						\
@@ -24,74 +23,16 @@
 		SKIP(return, "test PMU not loaded (exact counts need it)"); \
 } while (0)
 
-struct run {
-	int status;		/* exit code, or -1 when killed */
-	char out[4096];
-	char err[1024];
-};
-
-/* Read a pipe to EOF; keep what fits in buf (NUL-terminated). */
-static void slurp(int fd, char *buf, size_t len)
-{
-	char drain[512];
-	size_t pos = 0;
-	ssize_t n;
-
-	for (;;) {
-		if (pos < len - 1)
-			n = read(fd, buf + pos, len - 1 - pos);
-		else
-			n = read(fd, drain, sizeof(drain));
-		if (n <= 0)
-			break;
-		if (pos < len - 1)
-			pos += n;
-	}
-	buf[pos] = '\0';
-	close(fd);
-}
-
-/*
- * Run pctr with args (NULL-terminated, without argv[0]) on CPU cpu, as
- * root or as nobody, with PCTR_DEVICE set to dev if not NULL.
- */
-static int run_pctr(struct run *r, int cpu, int as_nobody, const char *dev,
+/* Run pctr with args on CPU cpu, as root or nobody, at device dev if not NULL. */
+static int run_pctr(struct tool_run *r, int cpu, int as_nobody, const char *dev,
 		    const char *const *args)
 {
-	char *argv[16];
-	int out[2], err[2], status, i;
-	pid_t pid;
+	char env[128];
 
-	argv[0] = "pctr";
-	for (i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
-
-	if (pin_to_cpu(cpu) || pipe(out) || pipe(err))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		close(out[0]);
-		close(err[0]);
-		if (as_nobody && (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
-			_exit(126);
-		if (dev)
-			setenv("PCTR_DEVICE", dev, 1);
-		execv(PCTR_TOOL, argv);
-		_exit(127);
-	}
-	close(out[1]);
-	close(err[1]);
-	slurp(out[0], r->out, sizeof(r->out));
-	slurp(err[0], r->err, sizeof(r->err));
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	return 0;
+	if (dev)
+		snprintf(env, sizeof(env), "PCTR_DEVICE=%s", dev);
+	return run_tool(r, PCTR_TOOL, "pctr", args, cpu,
+			as_nobody ? TOOL_AS_NOBODY : TOOL_AS_ROOT, dev ? env : NULL);
 }
 
 #define PCTR(r, cpu, ...) \
@@ -201,7 +142,7 @@ static void expect_read_output(struct __test_metadata *_metadata, int amd,
 {
 	const char *want = amd ? amd_txt : intel_txt;
 	unsigned long long lo, hi;
-	struct run r;
+	struct tool_run r;
 	int line;
 
 	ASSERT_EQ(0, pin_to_cpu(cpu));
@@ -222,7 +163,7 @@ TEST_F(tool, set_then_read_an_injected_count)
 {
 	const char *intel, *amd;
 	struct pctrst st;
-	struct run r;
+	struct tool_run r;
 	int cpu = count_online_cpus() - 1;
 
 	NEED_FAKEPMU();
@@ -264,7 +205,7 @@ TEST_F(tool, selector_flags_unit_mask_and_threshold)
 {
 	const char *intel, *amd;
 	struct pctrst st;
-	struct run r;
+	struct tool_run r;
 
 	NEED_FAKEPMU();
 	ASSERT_EQ(0, PCTR(&r, 1, "-s", "1", "-f", "c0", "-e", "-i"));
@@ -300,7 +241,7 @@ TEST_F(tool, selector_flags_unit_mask_and_threshold)
 TEST_F(tool, counts_wider_than_the_column_print_in_full)
 {
 	const char *intel, *amd;
-	struct run r;
+	struct tool_run r;
 
 	NEED_FAKEPMU();
 	ASSERT_EQ(0, PCTR(&r, 2, "-s", "0", "-f", "c0"));
@@ -323,7 +264,7 @@ TEST_F(tool, function_zero_turns_a_counter_off)
 {
 	const char *intel, *amd;
 	struct pctrst st;
-	struct run r;
+	struct tool_run r;
 
 	NEED_FAKEPMU();
 	ASSERT_EQ(0, PCTR(&r, 1, "-s", "0", "-f", "c0"));
@@ -362,7 +303,7 @@ TEST_F(tool, unprivileged_user_reads_but_cannot_set)
 	const char *const set[] = { "-s", "0", "-f", "c0", NULL };
 	const char *const none[] = { NULL };
 	struct pctrst st;
-	struct run r;
+	struct tool_run r;
 
 	NEED_FAKEPMU();
 	ASSERT_EQ(0, PCTR(&r, 1, "-s", "3", "-f", "c0", "-u"));
@@ -387,7 +328,7 @@ TEST_F(tool, missing_device_is_reported)
 {
 	const char *const none[] = { NULL };
 	const char *const set[] = { "-s", "0", "-f", "c0", NULL };
-	struct run r;
+	struct tool_run r;
 
 	ASSERT_EQ(0, run_pctr(&r, 0, 0, "/dev/no-such-pctr", none));
 	EXPECT_EQ(1, r.status);
@@ -400,7 +341,7 @@ TEST_F(tool, missing_device_is_reported)
 
 TEST_F(tool, usage_and_list_follow_the_cpu_vendor)
 {
-	struct run r;
+	struct tool_run r;
 
 	ASSERT_EQ(0, PCTR(&r, 0, "-x"));
 	EXPECT_EQ(1, r.status);

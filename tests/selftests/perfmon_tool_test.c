@@ -20,7 +20,6 @@
 #include "kselftest_harness.h"
 
 #define PERFMON_TOOL	"/usr/bin/perfmon"
-#define NOBODY		65534
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 #define STATE_COPY	"/tmp/perfmon_tool_test-state"
 #define COUNTER_FILE	"/tmp/perfmon_tool_test-n"
@@ -36,81 +35,10 @@
 		SKIP(return, "test PMU not loaded (exact counts need it)"); \
 } while (0)
 
-enum as { AS_ROOT, AS_NOBODY, AS_ROOT_WITHOUT_CAPS };
-
-struct run {
-	int status;		/* exit code, or -1 when killed */
-	char out[8192];
-	char err[1024];
-};
-
-/* Read a pipe to EOF, keeping what fits in buf (NUL-terminated). */
-static void drain(int fd, char *buf, size_t len)
-{
-	char skip[256];
-	size_t pos = 0;
-	ssize_t n;
-
-	for (;;) {
-		if (pos + 1 < len)
-			n = read(fd, buf + pos, len - 1 - pos);
-		else
-			n = read(fd, skip, sizeof(skip));
-		if (n <= 0)
-			break;
-		if (pos + 1 < len)
-			pos += n;
-	}
-	buf[pos] = '\0';
-	close(fd);
-}
-
-/* Lose CAP_PERFMON and CAP_SYS_ADMIN for good, across execve too. */
-static int lose_perfmon_caps(void)
-{
-	if (prctl(PR_CAPBSET_DROP, CAP_PERFMON, 0, 0, 0) ||
-	    prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0))
-		return -1;
-	return 0;
-}
-
 /* Run perfmon with args (NULL-terminated, without argv[0]) on CPU 0. */
-static int run_perfmon(struct run *r, enum as who, const char *const *args)
+static int run_perfmon(struct tool_run *r, enum tool_as who, const char *const *args)
 {
-	char *argv[16];
-	int out[2], err[2], status, i;
-	pid_t pid;
-
-	argv[0] = "perfmon";
-	for (i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
-	if (pin_to_cpu(0) || pipe(out) || pipe(err))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		close(out[0]);
-		close(err[0]);
-		if (who == AS_NOBODY &&
-		    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
-			_exit(126);
-		if (who == AS_ROOT_WITHOUT_CAPS && lose_perfmon_caps())
-			_exit(125);
-		execv(PERFMON_TOOL, argv);
-		_exit(127);
-	}
-	close(out[1]);
-	close(err[1]);
-	drain(out[0], r->out, sizeof(r->out));
-	drain(err[0], r->err, sizeof(r->err));
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	return 0;
+	return run_tool(r, PERFMON_TOOL, "perfmon", args, 0, who, NULL);
 }
 
 #define PERFMON(r, who, ...) \
@@ -166,7 +94,7 @@ static int cpu_has_tsc(void)
  * expected loop lines, and a clocks line with the driver's rate and a
  * TSC difference no larger than the one measured around the run.
  */
-static void check_run(struct __test_metadata *_metadata, const struct run *r,
+static void check_run(struct __test_metadata *_metadata, const struct tool_run *r,
 		      int loops, const long long *each, unsigned long long span)
 {
 	char want[4096], tail[64];
@@ -249,11 +177,11 @@ TEST_F(tool, each_loop_reports_exactly_the_injected_count)
 {
 	static const long long each[] = { 1000, 1000, 1000, 1000, 1000 };
 	unsigned long long t0;
-	struct run r;
+	struct tool_run r;
 
 	NEED_TOOL();
 	t0 = tsc_now();
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-u", "-l", "5", "-c",
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "-l", "5", "-c",
 			     INJECT("cpu=1 event=0xc0 count=1000"), "0xc0"));
 	check_run(_metadata, &r, 5, each, tsc_now() - t0);
 }
@@ -262,13 +190,13 @@ TEST_F(tool, counter_is_reset_between_loops)
 {
 	static const long long each[] = { 100, 200, 300, 400 };
 	unsigned long long t0;
-	struct run r;
+	struct tool_run r;
 
 	NEED_TOOL();
 	ASSERT_EQ(0, create_file(COUNTER_FILE, "0\n"));
 	t0 = tsc_now();
 	/* Loop i injects 100 * i, alternately on CPUs 2 and 1. */
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-u", "-l", "4", "-c",
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "-l", "4", "-c",
 			     "n=$(($(cat " COUNTER_FILE ") + 100)); echo $n > " COUNTER_FILE
 			     "; echo cpu=$((1 + n / 100 % 2)) event=0xc0 count=$n > "
 			     FAKEPMU_INJECT, "192"));
@@ -279,7 +207,7 @@ TEST_F(tool, injections_on_every_cpu_add_up)
 {
 	static const long long each[] = { 10 + 20 + 30 + 40, 100, 100 };
 	unsigned long long t0;
-	struct run r;
+	struct tool_run r;
 
 	NEED_TOOL();
 	if (count_online_cpus() < 4)
@@ -287,7 +215,7 @@ TEST_F(tool, injections_on_every_cpu_add_up)
 	ASSERT_EQ(0, create_file(COUNTER_FILE, "0\n"));
 	t0 = tsc_now();
 	/* The first loop injects on CPUs 0-3, later loops 100 on CPU 0. */
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-u", "-l", "3", "-c",
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "-l", "3", "-c",
 			     "if [ $(cat " COUNTER_FILE ") = 0 ]; then echo 1 > " COUNTER_FILE
 			     "; for c in 0 1 2 3; do echo cpu=$c event=0xc0 count=$((10 * c + 10)) > "
 			     FAKEPMU_INJECT "; done; else echo cpu=0 event=0xc0 count=100 > "
@@ -303,15 +231,15 @@ TEST_F(tool, mode_options_select_user_and_kernel_counts)
 	static const char both[] =
 		INJECT("cpu=1 event=0xc0 count=100 mode=user") "; "
 		INJECT("cpu=2 event=0xc0 count=7 mode=kernel");
-	struct run r;
+	struct tool_run r;
 
 	NEED_TOOL();
 	/* Neither -u nor -o: the counter counts nothing (as on a P6). */
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-l", "3", "-c", both, "0xc0"));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-l", "3", "-c", both, "0xc0"));
 	check_run(_metadata, &r, 3, zero, ULLONG_MAX >> 1);
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-o", "-l", "3", "-c", both, "0xc0"));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-o", "-l", "3", "-c", both, "0xc0"));
 	check_run(_metadata, &r, 3, k, ULLONG_MAX >> 1);
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-u", "-o", "-l", "3", "-c", both, "0xc0"));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "-o", "-l", "3", "-c", both, "0xc0"));
 	check_run(_metadata, &r, 3, uk, ULLONG_MAX >> 1);
 }
 
@@ -321,11 +249,11 @@ TEST_F(tool, unit_mask_edge_and_invert_reach_perf)
 	char line[256];
 	int found = 0;
 	FILE *f;
-	struct run r;
+	struct tool_run r;
 
 	NEED_TOOL();
 	/* unit 1, mask 2, USR|E|INV: config 0x0284013c for perf. */
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-u", "-e", "-i", "-U", "1", "-m", "2",
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "-e", "-i", "-U", "1", "-m", "2",
 			     "-l", "2", "-c",
 			     INJECT("cpu=3 event=0x13c count=9") "; "
 			     INJECT("cpu=3 event=0x3c count=1000") "; "
@@ -344,13 +272,13 @@ TEST_F(tool, unit_mask_edge_and_invert_reach_perf)
 
 TEST_F(tool, busy_device_is_reported)
 {
-	struct run r;
+	struct tool_run r;
 
 	if (access(PERFMON_TOOL, X_OK))
 		SKIP(return, "%s not installed", PERFMON_TOOL);
 	self->held = open(_PATH_PERFMON, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->held);
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-u", "-l", "1", "0xc0"));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
 	EXPECT_STREQ("perfmon: open: /dev/perfmon: Device or resource busy\n", r.err);
@@ -358,11 +286,11 @@ TEST_F(tool, busy_device_is_reported)
 
 TEST_F(tool, unprivileged_user_cannot_open)
 {
-	struct run r;
+	struct tool_run r;
 
 	if (access(PERFMON_TOOL, X_OK))
 		SKIP(return, "%s not installed", PERFMON_TOOL);
-	ASSERT_EQ(0, PERFMON(&r, AS_NOBODY, "-u", "-l", "1", "0xc0"));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_NOBODY, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
 	EXPECT_STREQ("perfmon: open: /dev/perfmon: Permission denied\n", r.err);
@@ -370,7 +298,7 @@ TEST_F(tool, unprivileged_user_cannot_open)
 
 TEST_F(tool, setup_refused_without_privilege)
 {
-	struct run r;
+	struct tool_run r;
 	int level;
 
 	NEED_TOOL();
@@ -379,7 +307,7 @@ TEST_F(tool, setup_refused_without_privilege)
 		self->paranoid = level;
 		ASSERT_EQ(0, write_file(PARANOID_PATH, "2\n"));
 	}
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT_WITHOUT_CAPS, "-u", "-l", "1", "0xc0"));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT_WITHOUT_CAPS, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
 	EXPECT_STREQ("perfmon: ioctl(PMIOSETUP): Operation not permitted\n", r.err);
@@ -387,11 +315,11 @@ TEST_F(tool, setup_refused_without_privilege)
 
 TEST_F(tool, missing_operand_prints_usage)
 {
-	struct run r;
+	struct tool_run r;
 
 	if (access(PERFMON_TOOL, X_OK))
 		SKIP(return, "%s not installed", PERFMON_TOOL);
-	ASSERT_EQ(0, PERFMON(&r, AS_ROOT, "-u"));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u"));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
 	EXPECT_STREQ("usage: perfmon [-eiou] [-c command] [-l nloops] [-m mask] [-s sleeptime]\n"

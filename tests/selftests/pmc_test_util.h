@@ -308,4 +308,91 @@ static inline int perfmon_read_fd(int fd, int n, long long *val)
 }
 #endif /* _MACHINE_PERFMON_H_ */
 
+/* ---- running a tool and capturing its output -------------------------- */
+
+#include <grp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#define TOOL_NOBODY	65534
+
+enum tool_as { TOOL_AS_ROOT, TOOL_AS_NOBODY, TOOL_AS_ROOT_WITHOUT_CAPS };
+
+struct tool_run {
+	int status;		/* exit code, or -1 when killed */
+	char out[8192];
+	char err[1024];
+};
+
+/* Read a pipe to EOF; keep what fits in buf (NUL-terminated). */
+static inline void tool_slurp(int fd, char *buf, size_t len)
+{
+	char skip[512];
+	size_t pos = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (pos + 1 < len)
+			n = read(fd, buf + pos, len - 1 - pos);
+		else
+			n = read(fd, skip, sizeof(skip));
+		if (n <= 0)
+			break;
+		if (pos + 1 < len)
+			pos += n;
+	}
+	buf[pos] = '\0';
+	close(fd);
+}
+
+/*
+ * Run path with argv[0] = name and args (NULL-terminated) on CPU cpu, as
+ * who, with environment entry env ("NAME=value") when not NULL.
+ */
+static inline int run_tool(struct tool_run *r, const char *path, const char *name,
+			   const char *const *args, int cpu, enum tool_as who,
+			   const char *env)
+{
+	char *argv[16];
+	int out[2], err[2], status, i;
+	pid_t pid;
+
+	argv[0] = (char *)name;
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+	if (pin_to_cpu(cpu) || pipe(out) || pipe(err))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		if (who == TOOL_AS_NOBODY &&
+		    (setgroups(0, NULL) || setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY)))
+			_exit(126);
+		/* Lose CAP_PERFMON and CAP_SYS_ADMIN for good, across execve. */
+		if (who == TOOL_AS_ROOT_WITHOUT_CAPS &&
+		    (prctl(PR_CAPBSET_DROP, CAP_PERFMON, 0, 0, 0) ||
+		     prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0)))
+			_exit(125);
+		if (env)
+			putenv((char *)env);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	tool_slurp(out[0], r->out, sizeof(r->out));
+	tool_slurp(err[0], r->err, sizeof(r->err));
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return 0;
+}
+
 #endif /* PMC_TEST_UTIL_H */

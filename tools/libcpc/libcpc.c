@@ -982,7 +982,8 @@ CPC_EXPORT int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
-CPC_EXPORT int cpc_enable(cpc_t *cpc)
+/* cmd on the calling LWP's binding: 0, or -1 with errno. */
+static int cpc_curlwp_op(cpc_t *cpc, unsigned long cmd)
 {
 	int err;
 
@@ -990,7 +991,7 @@ CPC_EXPORT int cpc_enable(cpc_t *cpc)
 		errno = EINVAL;
 		return -1;
 	}
-	err = cpc_ioctl_id(cpc, PMC_CPC_ENABLE, 0);
+	err = cpc_ioctl_id(cpc, cmd, 0);
 	if (err) {
 		errno = err;
 		return -1;
@@ -998,20 +999,14 @@ CPC_EXPORT int cpc_enable(cpc_t *cpc)
 	return 0;
 }
 
+CPC_EXPORT int cpc_enable(cpc_t *cpc)
+{
+	return cpc_curlwp_op(cpc, PMC_CPC_ENABLE);
+}
+
 CPC_EXPORT int cpc_disable(cpc_t *cpc)
 {
-	int err;
-
-	if (!cpc) {
-		errno = EINVAL;
-		return -1;
-	}
-	err = cpc_ioctl_id(cpc, PMC_CPC_DISABLE, 0);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return 0;
+	return cpc_curlwp_op(cpc, PMC_CPC_DISABLE);
 }
 
 CPC_EXPORT void cpc_terminate(cpc_t *cpc)
