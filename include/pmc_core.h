@@ -100,6 +100,7 @@ struct pmc_set {
 	unsigned int nctrs;
 	unsigned int nslots;
 	struct hlist_node cpuhp_node;	/* PMC_SCOPE_ALL_CPUS */
+	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
 	bool on_cpuhp;
 
 	/* Overflow bookkeeping: written in NMI context, atomics only. */

@@ -135,8 +135,6 @@ static struct perf_event *pmc_event_create(struct pmc_counter *c, int cpu)
 		.exclude_kernel = c->desc.exclude_kernel,
 		.exclude_hv = 1,
 		.inherit = set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit,
-		/* Counts follow the threads when perf swaps cloned contexts. */
-		.inherit_stat = set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit,
 	};
 	struct task_struct *task = NULL;
 	struct perf_event *event;
@@ -184,6 +182,24 @@ static bool pmc_slot_failed(const struct pmc_counter *c, const struct pmc_slot *
 			     READ_ONCE(s->event->state) == PERF_EVENT_STATE_ERROR);
 }
 
+/*
+ * An event's own count, without its inherited copies', brought up to date
+ * when it is active on this CPU (as perf_event_read_local() does).
+ */
+static u64 pmc_event_own_count(struct perf_event *event)
+{
+	unsigned long flags;
+	u64 v;
+
+	local_irq_save(flags);
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    event->oncpu == smp_processor_id())
+		event->pmu->read(event);
+	v = local64_read(&event->count);
+	local_irq_restore(flags);
+	return v;
+}
+
 static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
 			  u64 *val)
 {
@@ -191,7 +207,10 @@ static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
 
 	if (pmc_slot_failed(c, s))
 		return -EIO;
-	if (s->event)
+	/* An inherited set's value is the bound thread's, not the sum. */
+	if (s->event && s->event->attr.inherit)
+		v += pmc_event_own_count(s->event);
+	else if (s->event)
 		v += perf_event_read_value(s->event, &enabled, &running);
 	*val = v;
 	return 0;
@@ -365,6 +384,9 @@ void pmc_set_destroy(struct pmc_set *set)
 	mutex_lock(&set->lock);
 	for (i = 0; i < set->nctrs; i++)
 		pmc_counter_clear(&set->ctr[i]);
+	for (i = 0; i < ARRAY_SIZE(set->anchor); i++)
+		if (set->anchor[i])
+			perf_event_release_kernel(set->anchor[i]);
 	mutex_unlock(&set->lock);
 	/* No event is left to overflow; drain what is in flight. */
 	irq_work_sync(&set->ovf_irq_work);
@@ -393,6 +415,38 @@ static int pmc_desc_valid(const struct pmc_event_desc *desc)
 	}
 }
 
+/*
+ * perf marks a new thread's context a clone of its creator's when every
+ * event there is inherited, and then swaps the two contexts at context
+ * switches instead of rescheduling events: the bound thread's events would
+ * wander to the threads it created.  One disabled, non-inherited event in
+ * the bound thread's context (per perf context class: hardware, software)
+ * prevents that.  It never runs and takes no counter.
+ */
+static int pmc_set_anchor(struct pmc_set *set, const struct pmc_event_desc *desc)
+{
+	unsigned int class = desc->type == PERF_TYPE_SOFTWARE;
+	struct perf_event_attr attr = {
+		.type = desc->type,
+		.size = sizeof(attr),
+		.config = desc->config,
+		.disabled = 1,
+		.exclude_user = desc->exclude_user,
+		.exclude_kernel = desc->exclude_kernel,
+		.exclude_hv = 1,
+	};
+	struct perf_event *event;
+
+	if (set->bind.scope != PMC_SCOPE_THREAD || !set->bind.inherit ||
+	    set->anchor[class])
+		return 0;
+	event = perf_event_create_kernel_counter(&attr, -1, set->bind.task, NULL, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	set->anchor[class] = event;
+	return 0;
+}
+
 int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 			const struct pmc_event_desc *desc, u64 preset,
 			unsigned int flags)
@@ -416,6 +470,9 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	c->flags = flags;
 	c->preset = preset;
 	c->base = preset;
+	ret = pmc_set_anchor(set, desc);
+	if (ret)
+		goto fail;
 
 	for (cpu = 0; cpu < set->nslots; cpu++) {
 		int target = set->bind.scope == PMC_SCOPE_CPU ? set->bind.cpu : cpu;
@@ -632,13 +689,10 @@ static struct perf_event *pmc_own_copy(struct perf_event *parent)
 /*
  * Read the calling thread's own counts of an inherited thread set.  perf
  * gives every thread created after the bind its own copy of each event
- * (a child event), and at context switches it may swap the contexts (and
- * counts) of a thread and its clone, so the copy is found by its current
- * context, with interrupts off so that no switch can intervene, and read
- * on this CPU.  The binding thread's values continue from its offset; a
- * later thread's start from the presets, and a counter that overflows
- * reads UINT64_MAX there, as on Solaris.  -ENOENT when the caller has no
- * copy of some counter.
+ * (a child event), found by its context and read on this CPU.  The binding
+ * thread's values continue from its offset; a later thread's start from the
+ * presets, and a counter that overflows reads UINT64_MAX there, as on
+ * Solaris.  -ENOENT when the caller has no copy of some counter.
  */
 int pmc_set_read_own(struct pmc_set *set, u64 *values)
 {
@@ -662,12 +716,8 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
 		mutex_lock(&parent->child_mutex);
 		local_irq_save(irqflags);
 		own = pmc_own_copy(parent);
-		if (own) {
-			if (READ_ONCE(own->state) == PERF_EVENT_STATE_ACTIVE &&
-			    own->oncpu == smp_processor_id())
-				own->pmu->read(own);
-			v = local64_read(&own->count);
-		}
+		if (own)
+			v = pmc_event_own_count(own);
 		local_irq_restore(irqflags);
 		mutex_unlock(&parent->child_mutex);
 		if (!own)

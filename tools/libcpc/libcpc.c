@@ -774,7 +774,7 @@ CPC_EXPORT int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id,
 	/* LWP ids are thread ids; Solaris' LWP 1 is the main thread. */
 	tid = (pid_t)id;
 	if (id == 1 && pid != 1)
-		tid = 0;
+		tid = pid;	/* the main thread's id is the process id */
 	cpc_lock(cpc, &old);
 	if (!set_valid(cpc, set) || set_state(set) != CS_UNBOUND)
 		err = EINVAL;
@@ -782,6 +782,15 @@ CPC_EXPORT int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id,
 		err = set_kbind(cpc, set, PMC_CPC_BIND_PCTX, 0, pid, tid, -1,
 				&kid, &subcode);
 	if (!err) {
+		cpc_set_t *s;
+
+		/* The kernel replaced that LWP's previous binding. */
+		for (s = cpc->sets; s; s = s->next)
+			if (s != set && set_state(s) == CS_BOUND_PCTX &&
+			    __pctx_pid(s->pctx) == pid && s->thr == tid) {
+				s->pctx = NULL;
+				set_bound(s, CS_UNBOUND, 0);
+			}
 		set->pctx = pctx;
 		set->thr = tid;
 		set_bound(set, CS_BOUND_PCTX, kid);
@@ -812,6 +821,22 @@ static cpu_set_t *affinity_get(size_t *size, size_t *ncpus)
 			return NULL;
 		n *= 2;
 	}
+}
+
+/* A processor that exists but is offline (Solaris: ENOSYS, not EINVAL). */
+static int cpu_offline(processorid_t id)
+{
+	char path[64], c = '1';
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", id);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (read(fd, &c, 1) != 1)
+		c = '1';
+	close(fd);
+	return c == '0';
 }
 
 CPC_EXPORT int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
@@ -853,6 +878,10 @@ CPC_EXPORT int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
 		} else if (sched_setaffinity(0, newsz, newmask) < 0) {
 			err = errno;
 			subcode = CPC_PBIND_FAILED;
+			if (err == EINVAL && cpu_offline(id)) {
+				err = ENOSYS;
+				subcode = 0;
+			}
 		} else {
 			err = set_kbind(cpc, set, PMC_CPC_BIND_CPU, 0, 0, 0, id,
 					&kid, &subcode);
