@@ -177,6 +177,16 @@ static inline int read_file_int(const char *path, int *val)
 	return ok ? 0 : -EIO;
 }
 
+/* A module's reference count (/sys/module/NAME/refcnt), or -1. */
+static inline int module_refcnt(const char *name)
+{
+	char path[128];
+	int v;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	return read_file_int(path, &v) ? -1 : v;
+}
+
 /* CPU hotplug through sysfs; 0 or -errno. */
 static inline int set_cpu_online(int cpu, int online)
 {
@@ -307,6 +317,61 @@ static inline int perfmon_read_fd(int fd, int n, long long *val)
 	return 0;
 }
 #endif /* _MACHINE_PERFMON_H_ */
+
+/*
+ * libcpc helpers, for the tests that include <libcpc.h> before this header.
+ */
+#ifdef _LIBCPC_H
+/* errno of a libcpc call that returns -1 on failure; 0 when it succeeded. */
+static inline int cpc_err_of(int ret)
+{
+	return ret == -1 ? errno : 0;
+}
+
+/* What the recording error handler was last given. */
+struct cpc_errlog {
+	int calls;
+	int subcode;
+	char fn[64];
+	char msg[256];
+};
+
+static struct cpc_errlog cpc_errlog;
+
+static inline void cpc_errlog_reset(void)
+{
+	memset(&cpc_errlog, 0, sizeof(cpc_errlog));
+}
+
+/*
+ * A cpc_errhndlr_t that records its call.  It clobbers errno, which the
+ * library must preserve around the call.
+ */
+static inline void cpc_errlog_handler(const char *fn, int subcode,
+				      const char *fmt, va_list ap)
+{
+	cpc_errlog.calls++;
+	cpc_errlog.subcode = subcode;
+	snprintf(cpc_errlog.fn, sizeof(cpc_errlog.fn), "%s", fn);
+	vsnprintf(cpc_errlog.msg, sizeof(cpc_errlog.msg), fmt, ap);
+	errno = ERANGE;
+}
+
+/*
+ * Add requests for the events of a NULL-terminated list, all with flags
+ * and preset 0; returns how many were added (their indices are 0, 1, ...).
+ */
+static inline int cpc_add_events(cpc_t *cpc, cpc_set_t *set, unsigned int flags,
+				 const char *const *events)
+{
+	int n;
+
+	for (n = 0; events[n]; n++)
+		if (cpc_set_add_request(cpc, set, events[n], 0, flags, 0, NULL) != n)
+			break;
+	return n;
+}
+#endif /* _LIBCPC_H */
 
 /* ---- running a tool and capturing its output -------------------------- */
 

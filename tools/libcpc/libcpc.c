@@ -86,6 +86,8 @@ struct __cpc_buf {
 struct __cpc {
 	int fd;
 	pthread_mutex_t lock;
+	sigset_t caller_mask;		/* while locked: the mask before cpc_lock() */
+	int have_caller_mask;
 	cpc_errhndlr_t *errfn;
 	struct __cpc_set *sets;
 	struct __cpc_buf *bufs;
@@ -107,6 +109,8 @@ static void cpc_lock(cpc_t *cpc, sigset_t *old)
 	sigaddset(&emt, SIGEMT);
 	pthread_sigmask(SIG_BLOCK, &emt, old);
 	pthread_mutex_lock(&cpc->lock);
+	cpc->caller_mask = *old;
+	cpc->have_caller_mask = 1;
 }
 
 /* 0 with the lock held, else -1 (and the mask restored). */
@@ -117,14 +121,18 @@ static int cpc_trylock(cpc_t *cpc, sigset_t *old)
 	sigemptyset(&emt);
 	sigaddset(&emt, SIGEMT);
 	pthread_sigmask(SIG_BLOCK, &emt, old);
-	if (pthread_mutex_trylock(&cpc->lock) == 0)
+	if (pthread_mutex_trylock(&cpc->lock) == 0) {
+		cpc->caller_mask = *old;
+		cpc->have_caller_mask = 1;
 		return 0;
+	}
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 	return -1;
 }
 
 static void cpc_unlock(cpc_t *cpc, const sigset_t *old)
 {
+	cpc->have_caller_mask = 0;
 	pthread_mutex_unlock(&cpc->lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
@@ -193,6 +201,25 @@ static int cpc_result(cpc_t *cpc, const char *fn, int err, int subcode)
 static int cpc_ioctl_id(cpc_t *cpc, unsigned long cmd, uint32_t id)
 {
 	return ioctl(cpc->fd, cmd, &id) < 0 ? errno : 0;
+}
+
+/*
+ * Release a binding (the lock is held) with the caller's own signal mask in
+ * force: an overflow signal that became pending while cpc_lock() held SIGEMT
+ * back is delivered now, while its set can still be sampled, not after the
+ * unbind.  The SIGEMT handler's calls take no lock, so this is safe.
+ */
+static int cpc_rele(cpc_t *cpc, uint32_t id)
+{
+	sigset_t cur;
+	int err;
+
+	if (cpc->have_caller_mask)
+		pthread_sigmask(SIG_SETMASK, &cpc->caller_mask, &cur);
+	err = cpc_ioctl_id(cpc, PMC_CPC_RELE, id);
+	if (cpc->have_caller_mask)
+		pthread_sigmask(SIG_SETMASK, &cur, NULL);
+	return err;
 }
 
 static void req_free(struct cpc_req *r)
@@ -345,10 +372,10 @@ static int set_unbind_locked(cpc_t *cpc, cpc_set_t *set, int force,
 			err = 0;
 			break;
 		}
-		err = cpc_ioctl_id(cpc, PMC_CPC_RELE, 0);
+		err = cpc_rele(cpc, 0);
 		break;
 	default:
-		err = cpc_ioctl_id(cpc, PMC_CPC_RELE, set->id);
+		err = cpc_rele(cpc, set->id);
 		break;
 	}
 	/* EINVAL: the kernel has no such binding (any more). */
