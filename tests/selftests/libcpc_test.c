@@ -223,13 +223,7 @@ struct child_res {
 
 static struct child_res *child_res_new(void)
 {
-	struct child_res *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
-				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (r == MAP_FAILED)
-		return NULL;
-	memset(r, 0x5a, sizeof(*r));
-	return r;
+	return shared_zone(sizeof(struct child_res));
 }
 
 /* Run fn(r, arg) in a child; its exit status, or -1 if it did not exit. */
@@ -237,17 +231,12 @@ static int run_child(void (*fn)(struct child_res *r, void *arg),
 		     struct child_res *r, void *arg)
 {
 	pid_t pid = fork();
-	int status;
 
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
 		fn(r, arg);
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return child_status(pid);
 }
 
 /* Drop every privilege for user and group uid. */

@@ -59,13 +59,7 @@ struct child_res {
 
 static struct child_res *child_res_new(void)
 {
-	struct child_res *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
-				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (r == MAP_FAILED)
-		return NULL;
-	memset(r, 0x5a, sizeof(*r));
-	return r;
+	return shared_zone(sizeof(struct child_res));
 }
 
 /* Run fn in a child; returns its exit status (or -1 if it did not exit). */
@@ -73,17 +67,12 @@ static int run_child(void (*fn)(struct child_res *r, int arg),
 		     struct child_res *r, int arg)
 {
 	pid_t pid = fork();
-	int status;
 
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
 		fn(r, arg);
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return child_status(pid);
 }
 
 static int become_nobody(void)

@@ -103,13 +103,7 @@ struct child_out {
 
 static struct child_out *child_out_new(void)
 {
-	struct child_out *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
-				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (o == MAP_FAILED)
-		return NULL;
-	memset(o, 0x5a, sizeof(*o));
-	return o;
+	return shared_zone(sizeof(struct child_out));
 }
 
 /* fn(o, arg) in a child process; its exit status, or -1. */
@@ -117,17 +111,12 @@ static int in_child(void (*fn)(struct child_out *o, int arg),
 		    struct child_out *o, int arg)
 {
 	pid_t pid = fork();
-	int status;
 
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
 		fn(o, arg);
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return child_status(pid);
 }
 
 /* Give up root for uid/gid 65534, with the groups given (may be none). */

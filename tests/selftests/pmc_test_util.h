@@ -460,4 +460,30 @@ static inline int run_tool(struct tool_run *r, const char *path, const char *nam
 	return 0;
 }
 
+/* ---- child processes ------------------------------------------------------ */
+
+#include <sys/mman.h>
+
+/* Memory shared with forked children, filled with 0x5a; NULL on failure. */
+static inline void *shared_zone(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0x5a, size);
+	return p;
+}
+
+/* Wait for child pid (< 0: fork failed); its exit status, or -1. */
+static inline int child_status(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 #endif /* PMC_TEST_UTIL_H */
