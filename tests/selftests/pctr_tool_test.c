@@ -57,25 +57,6 @@ static int cpu_is_amd(void)
 	return amd;
 }
 
-static int cpu_has_tsc(void)
-{
-	char line[4096];
-	int tsc = 0;
-	FILE *f = fopen("/proc/cpuinfo", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "flags", 5)) {
-			line[strcspn(line, "\n")] = ' ';
-			tsc = !!strstr(line, " tsc ");
-			break;
-		}
-	}
-	fclose(f);
-	return tsc;
-}
-
 /*
  * Check read-mode output: the counter lines exactly, then the TSC line
  * (when the CPU has one) with a value between lo and hi.  Returns 0, 1

@@ -460,6 +460,26 @@ static inline int run_tool(struct tool_run *r, const char *path, const char *nam
 	return 0;
 }
 
+/* 1 if /proc/cpuinfo lists the tsc flag, 0 if not, -1 if it cannot be read. */
+static inline int cpu_has_tsc(void)
+{
+	char line[4096];
+	int tsc = 0;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "flags", 5)) {
+			line[strcspn(line, "\n")] = ' ';
+			tsc = !!strstr(line, " tsc ");
+			break;
+		}
+	}
+	fclose(f);
+	return tsc;
+}
+
 /* ---- child processes ------------------------------------------------------ */
 
 #include <sys/mman.h>
