@@ -96,7 +96,6 @@ struct pmc_set {
 	struct mutex lock;		/* serialises every call on the set */
 	struct pmc_bind bind;
 	const struct pmc_set_ops *ops;
-	void *owner;			/* for the front-end */
 	unsigned int nctrs;
 	unsigned int nslots;
 	struct hlist_node cpuhp_node;	/* PMC_SCOPE_ALL_CPUS */
@@ -106,12 +105,10 @@ struct pmc_set {
 	/* Overflow bookkeeping: written in NMI context, atomics only. */
 	unsigned long ovf_pending;	/* bit per counter */
 	atomic64_t ovf_ip;
-	atomic64_t overflows;
 	struct task_struct *ovf_task;	/* compared only, never dereferenced */
 	struct pmc_notify notify;	/* set before counters are programmed */
 	struct irq_work ovf_irq_work;
 	struct work_struct ovf_work;	/* freezes the set (PMC_FREEZE_SET) */
-	bool frozen;
 
 	struct pmc_counter ctr[];
 };
@@ -121,7 +118,7 @@ bool pmc_hw_pmu_present(void);
 void pmc_core_exit(void);
 
 struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
-			       const struct pmc_set_ops *ops, void *owner);
+			       const struct pmc_set_ops *ops);
 void pmc_set_destroy(struct pmc_set *set);
 
 int pmc_counter_program(struct pmc_set *set, unsigned int idx,

@@ -210,7 +210,7 @@ static int cpc_bind_set(struct cpc_binding *b, struct pmc_cpc_bind *bind,
 	unsigned int i;
 	int ret;
 
-	b->set = pmc_set_create(&pb, bind->nreqs, NULL, b);
+	b->set = pmc_set_create(&pb, bind->nreqs, NULL);
 	if (IS_ERR(b->set)) {
 		ret = PTR_ERR(b->set);
 		b->set = NULL;

@@ -27,7 +27,6 @@ static void pmc_overflow_handler(struct perf_event *event,
 	set_bit(c->idx, &set->ovf_pending);
 	atomic64_set(&set->ovf_ip, instruction_pointer(regs));
 	WRITE_ONCE(set->ovf_task, current);
-	atomic64_inc(&set->overflows);
 	if (set->ops && set->ops->overflow)
 		set->ops->overflow(set, c->idx, regs);
 	if (set->notify.task || (c->flags & PMC_FREEZE_SET))
@@ -58,31 +57,34 @@ static void pmc_ovf_irq_work(struct irq_work *work)
 	schedule_work(&set->ovf_work);
 }
 
+/* Stop a running counter, its value frozen; set->lock held. */
+static void pmc_counter_halt(struct pmc_counter *c)
+{
+	unsigned int i;
+
+	if (!c->running)
+		return;
+	for (i = 0; i < c->set->nslots; i++)
+		if (c->slots[i].event)
+			perf_event_disable(c->slots[i].event);
+	c->running = false;
+}
+
 /* Process context: stop every counter of a set whose overflow asks for it. */
 static void pmc_ovf_work(struct work_struct *work)
 {
 	struct pmc_set *set = container_of(work, struct pmc_set, ovf_work);
-	unsigned int i, j;
 	bool freeze = false;
+	unsigned int i;
 
 	mutex_lock(&set->lock);
 	for (i = 0; i < set->nctrs; i++)
 		if (test_bit(i, &set->ovf_pending) &&
 		    (set->ctr[i].flags & PMC_FREEZE_SET))
 			freeze = true;
-	if (freeze) {
-		for (i = 0; i < set->nctrs; i++) {
-			struct pmc_counter *c = &set->ctr[i];
-
-			if (!c->programmed || !c->running)
-				continue;
-			for (j = 0; j < set->nslots; j++)
-				if (c->slots[j].event)
-					perf_event_disable(c->slots[j].event);
-			c->running = false;
-		}
-		set->frozen = true;
-	}
+	for (i = 0; freeze && i < set->nctrs; i++)
+		if (set->ctr[i].programmed)
+			pmc_counter_halt(&set->ctr[i]);
 	mutex_unlock(&set->lock);
 }
 
@@ -312,7 +314,7 @@ static int pmc_cpu_offline(unsigned int cpu, struct hlist_node *node)
 /* ---- sets ----------------------------------------------------------------- */
 
 struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
-			       const struct pmc_set_ops *ops, void *owner)
+			       const struct pmc_set_ops *ops)
 {
 	struct pmc_set *set;
 	unsigned int i;
@@ -341,7 +343,6 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
 	mutex_init(&set->lock);
 	set->bind = *bind;
 	set->ops = ops;
-	set->owner = owner;
 	set->nctrs = nctrs;
 	set->nslots = bind->scope == PMC_SCOPE_ALL_CPUS ? nr_cpu_ids : 1;
 	init_irq_work(&set->ovf_irq_work, pmc_ovf_irq_work);
@@ -493,7 +494,6 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	}
 	c->programmed = true;
 	c->running = flags & PMC_START;
-	set->frozen = false;
 	mutex_unlock(&set->lock);
 	cpus_read_unlock();
 	return 0;
@@ -565,7 +565,6 @@ int pmc_counter_start(struct pmc_set *set, unsigned int idx)
 					perf_event_disable(c->slots[i].event);
 		} else {
 			c->running = true;
-			set->frozen = false;
 		}
 	}
 	mutex_unlock(&set->lock);
@@ -576,21 +575,16 @@ int pmc_counter_start(struct pmc_set *set, unsigned int idx)
 int pmc_counter_stop(struct pmc_set *set, unsigned int idx)
 {
 	struct pmc_counter *c;
-	unsigned int i;
 	int ret = 0;
 
 	if (idx >= set->nctrs)
 		return -EINVAL;
 	c = &set->ctr[idx];
 	mutex_lock(&set->lock);
-	if (!c->programmed) {
+	if (!c->programmed)
 		ret = -ENXIO;
-	} else if (c->running) {
-		for (i = 0; i < set->nslots; i++)
-			if (c->slots[i].event)
-				perf_event_disable(c->slots[i].event);
-		c->running = false;
-	}
+	else
+		pmc_counter_halt(c);
 	mutex_unlock(&set->lock);
 	return ret;
 }
