@@ -52,6 +52,24 @@ struct pmc_event_desc {
 	bool exclude_kernel;
 };
 
+/*
+ * An x86 event-select (PerfEvtSel) word as the legacy APIs give it: event,
+ * unit mask, edge, invert and counter mask go to perf as a raw config; the
+ * USR (16) and OS (17) bits become perf's mode filters.  INT and EN are
+ * perf's business and are left out.
+ */
+#define PMC_EVTSEL_RAW_BITS	0xff84ffffu
+#define PMC_EVTSEL_USR		0x00010000u
+#define PMC_EVTSEL_OS		0x00020000u
+
+static inline void pmc_desc_from_evtsel(struct pmc_event_desc *desc, u32 sel)
+{
+	desc->type = PERF_TYPE_RAW;
+	desc->config = sel & PMC_EVTSEL_RAW_BITS;
+	desc->exclude_user = !(sel & PMC_EVTSEL_USR);
+	desc->exclude_kernel = !(sel & PMC_EVTSEL_OS);
+}
+
 /* pmc_counter_program() flags */
 #define PMC_START	0x1	/* start counting at once (else stopped) */
 #define PMC_OVERFLOW	0x2	/* overflow when the value passes 2^64 - 1 */

@@ -23,8 +23,6 @@
 
 /* Selector bits the driver refuses: PC (19), INT (20), ANY (21). */
 #define PCTR_REFUSED_BITS	0x00380000u
-/* What goes to perf as the raw config: event, unit mask, E, I, counter mask. */
-#define PCTR_RAW_BITS		0xff84ffffu
 
 /* PCIOCS0 + n for any n: same group, direction and size, consecutive numbers. */
 #define PCTR_SET_NR_MAX		64
@@ -35,7 +33,7 @@ static unsigned int pctr_fn[PCTR_NUM];	/* selector of each counter */
 
 static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 {
-	struct pmc_event_desc desc = { .type = PERF_TYPE_RAW };
+	struct pmc_event_desc desc;
 	unsigned int flags = 0;
 	int ret = 0;
 
@@ -48,9 +46,7 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 	if (fn && pmc_access_check(PMC_ACCESS_CPU, NULL))
 		return -EPERM;
 
-	desc.config = fn & PCTR_RAW_BITS;
-	desc.exclude_user = !(fn & PCTR_U);
-	desc.exclude_kernel = !(fn & PCTR_K);
+	pmc_desc_from_evtsel(&desc, fn);
 	if ((fn & PCTR_EN) && (fn & (PCTR_U | PCTR_K)))
 		flags = PMC_START;
 

@@ -22,8 +22,6 @@
 #include "pmc_core.h"
 #include "pmcompat.h"
 
-/* Control-word bits that go to perf as the raw config. */
-#define PERFMON_RAW_BITS	0xff84ffffu
 #define PERFMON_FLAG(f)		((unsigned int)(f) << 16)
 
 static DEFINE_MUTEX(perfmon_lock);	/* serialises everything below */
@@ -67,15 +65,13 @@ static int perfmon_release(struct inode *inode, struct file *file)
 
 static int perfmon_setup(unsigned int n, unsigned int ctl)
 {
-	struct pmc_event_desc desc = { .type = PERF_TYPE_RAW };
+	struct pmc_event_desc desc;
 	int ret;
 
 	ctl &= ~PERFMON_FLAG(PMCF_SYS_FLAGS);
 	if (pmc_access_check(PMC_ACCESS_CPU, NULL))
 		return -EPERM;
-	desc.config = ctl & PERFMON_RAW_BITS;
-	desc.exclude_user = !(ctl & PERFMON_FLAG(PMCF_USR));
-	desc.exclude_kernel = !(ctl & PERFMON_FLAG(PMCF_OS));
+	pmc_desc_from_evtsel(&desc, ctl);
 
 	/* Set up cleared and stopped. */
 	ret = pmc_counter_program(perfmon_set, n, &desc, 0, 0);
