@@ -12,15 +12,25 @@
  * presetting a value adjusts the offset and never recreates the event.
  *
  * Locking: every call below may sleep (perf control calls do) and must be
- * made from process context.  Calls on one set are serialised by the set's
- * mutex; the order is cpu_hotplug_lock, then the set's mutex, then perf's
- * own locks.  The overflow hook runs in NMI context on real hardware.
+ * made from process context, never with cpus_read_lock() held: creating the
+ * first task event flips perf's scheduling static key, which takes the
+ * hotplug lock itself.  Calls on one set are serialised by the set's mutex.
+ * Sets that own per-CPU events are kept current by CPU hotplug callbacks,
+ * which take the set's mutex under the hotplug lock; those sets have a lock
+ * class of their own, so that the order "thread set -> perf -> hotplug lock"
+ * and "hotplug lock -> CPU set" never meet in one class.
+ *
+ * Overflows: the handler runs in NMI context on real hardware.  It records
+ * per counter and per CPU with atomics only, snapshots the set's other
+ * counters on that CPU (a set freezes as a whole, at the overflow) and
+ * defers the signal to an irq_work and the freeze to a work item.
  */
 #ifndef PMC_CORE_H
 #define PMC_CORE_H
 
 #include <linux/cpuhotplug.h>
 #include <linux/irq_work.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
@@ -77,17 +87,10 @@ static inline void pmc_desc_from_evtsel(struct pmc_event_desc *desc, u32 sel)
 
 struct pmc_set;
 
-struct pmc_set_ops {
-	/*
-	 * NMI context on real hardware: record only (atomics, per-CPU data).
-	 * idx is the counter, regs the interrupted context.
-	 */
-	void (*overflow)(struct pmc_set *set, unsigned int idx, struct pt_regs *regs);
-};
-
 struct pmc_slot {
 	struct perf_event *event;	/* NULL: not programmed, or CPU offline */
 	u64 kept;			/* counted by events since released */
+	u64 snap;			/* perf count when the set froze (NMI) */
 	bool failed;			/* could not be (re)created or scheduled */
 };
 
@@ -100,7 +103,10 @@ struct pmc_counter {
 	struct pmc_event_desc desc;
 	u64 preset;			/* value it was programmed with */
 	u64 base;			/* added to the sum of the slots */
-	struct pmc_slot *slots;		/* nr_cpu_ids (ALL_CPUS) or 1 */
+	bool long_period;		/* overflow 2^63 or more events away */
+	u64 ovf_at;			/* long_period: event count it is due at */
+	atomic64_t ovf_ip;		/* PC of the last overflow (NMI) */
+	struct pmc_slot *slots;		/* see pmc_set.nslots */
 };
 
 /* Overflow notification, delivered from irq_work to the bound thread. */
@@ -110,20 +116,26 @@ struct pmc_notify {
 	int si_code;
 };
 
+/*
+ * Slots: the perf events behind one counter.  ALL_CPUS sets have one per
+ * possible CPU (indexed by CPU), CPU sets one, and thread sets one per CPU
+ * PMU: one on most machines, two on hybrid Intel CPUs (P- and E-cores have
+ * PMUs of their own, and a thread is counted on both).
+ */
 struct pmc_set {
 	struct mutex lock;		/* serialises every call on the set */
 	struct pmc_bind bind;
-	const struct pmc_set_ops *ops;
 	unsigned int nctrs;
 	unsigned int nslots;
-	struct hlist_node cpuhp_node;	/* PMC_SCOPE_ALL_CPUS */
-	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
+	u32 slot_pmu[2];		/* thread sets: the PMU type of each slot */
+	struct hlist_node cpuhp_node;	/* CPU and ALL_CPUS sets */
 	bool on_cpuhp;
+	unsigned long *online;		/* CPU-bound sets: slots whose CPU is up */
+	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
 
 	/* Overflow bookkeeping: written in NMI context, atomics only. */
 	unsigned long ovf_pending;	/* bit per counter */
-	atomic64_t ovf_ip;
-	struct task_struct *ovf_task;	/* compared only, never dereferenced */
+	unsigned long frozen;		/* bit 0: snapshots valid, freeze pending */
 	struct pmc_notify notify;	/* set before counters are programmed */
 	struct irq_work ovf_irq_work;
 	struct work_struct ovf_work;	/* freezes the set (PMC_FREEZE_SET) */
@@ -133,11 +145,13 @@ struct pmc_set {
 
 int pmc_core_init(void);
 bool pmc_hw_pmu_present(void);
+bool pmc_hybrid(void);
 void pmc_core_exit(void);
 
-struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
-			       const struct pmc_set_ops *ops);
+struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs);
 void pmc_set_destroy(struct pmc_set *set);
+void pmc_set_notify(struct pmc_set *set, struct task_struct *task, int signo,
+		    int si_code);
 
 int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 			const struct pmc_event_desc *desc, u64 preset,
@@ -146,6 +160,12 @@ void pmc_counter_release(struct pmc_set *set, unsigned int idx);
 int pmc_counter_start(struct pmc_set *set, unsigned int idx);
 int pmc_counter_stop(struct pmc_set *set, unsigned int idx);
 int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value);
+
+/* Whole sets, all or nothing: a counter that cannot start stops them all. */
+#define PMC_ALL_COUNTERS	(~0UL)
+int pmc_set_start(struct pmc_set *set, unsigned long mask);
+unsigned long pmc_set_stop(struct pmc_set *set);
+int pmc_set_restart(struct pmc_set *set, const u64 *presets);
 
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc);
 int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value);

@@ -27,6 +27,8 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <asm/msr.h>
+#include <asm/tsc.h>
+#include <asm/cpufeature.h>
 #include <asm/perf_event.h>
 #include <sys/cpc_impl.h>
 
@@ -48,6 +50,16 @@ struct cpc_binding {
 	u64 preset[PMC_CPC_MAX_REQS];	/* applied by PMC_CPC_RESTART */
 	struct pmc_set *set;
 };
+
+/* The first published sizes of the extensible structures (ABI version 1). */
+#define PMC_CPC_BIND_SIZE_VER1		56
+#define PMC_CPC_SAMPLE_SIZE_VER1	40
+#define PMC_CPC_PRESET_SIZE_VER1	24
+#define PMC_CPC_INFO_SIZE_VER1		32
+static_assert(sizeof(struct pmc_cpc_bind) == PMC_CPC_BIND_SIZE_VER1);
+static_assert(sizeof(struct pmc_cpc_sample) == PMC_CPC_SAMPLE_SIZE_VER1);
+static_assert(sizeof(struct pmc_cpc_preset) == PMC_CPC_PRESET_SIZE_VER1);
+static_assert(sizeof(struct pmc_cpc_info) == PMC_CPC_INFO_SIZE_VER1);
 
 struct cpc_file {
 	struct mutex lock;		/* the bindings list and each binding */
@@ -162,6 +174,12 @@ static int cpc_validate(struct pmc_cpc_bind *bind,
 	if (*overflow && (!valid_signal(bind->signo) || bind->signo <= 0 ||
 			  bind->si_code <= 0 || bind->si_code >= SI_KERNEL))
 		return -EINVAL;
+	/*
+	 * perf neither limits nor freezes the copies that threads inherit, so
+	 * overflow notification cannot be honoured for them: ENOTSUP.
+	 */
+	if (*overflow && (bind->flags & CPC_BIND_LWP_INHERIT))
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -210,18 +228,16 @@ static int cpc_bind_set(struct cpc_binding *b, struct pmc_cpc_bind *bind,
 	unsigned int i;
 	int ret;
 
-	b->set = pmc_set_create(&pb, bind->nreqs, NULL);
+	b->set = pmc_set_create(&pb, bind->nreqs);
 	if (IS_ERR(b->set)) {
 		ret = PTR_ERR(b->set);
 		b->set = NULL;
 		return ret;
 	}
-	if (overflow) {
-		/* The bound thread is signalled; for a CPU, the binder. */
-		b->set->notify.task = get_task_struct(b->task ? b->task : current);
-		b->set->notify.signo = bind->signo;
-		b->set->notify.si_code = bind->si_code;
-	}
+	/* The bound thread is signalled; for a CPU, the binder. */
+	if (overflow)
+		pmc_set_notify(b->set, b->task ? b->task : current, bind->signo,
+			       bind->si_code);
 	for (i = 0; i < bind->nreqs; i++) {
 		const struct pmc_cpc_request *r = &reqs[i];
 		struct pmc_event_desc desc = {
@@ -230,7 +246,7 @@ static int cpc_bind_set(struct cpc_binding *b, struct pmc_cpc_bind *bind,
 			.exclude_user = !(r->flags & CPC_COUNT_USER),
 			.exclude_kernel = !(r->flags & CPC_COUNT_SYSTEM),
 		};
-		unsigned int flags = PMC_START;
+		unsigned int flags = 0;
 
 		if (r->flags & CPC_OVF_NOTIFY_EMT)
 			flags |= PMC_OVERFLOW | PMC_FREEZE_SET;
@@ -239,14 +255,43 @@ static int cpc_bind_set(struct cpc_binding *b, struct pmc_cpc_bind *bind,
 		if (ret)
 			return cpc_program_error(bind, ret);
 	}
-	return 0;
+	/* A set counts as a whole or not at all. */
+	ret = pmc_set_start(b->set, PMC_ALL_COUNTERS);
+	return ret ? cpc_program_error(bind, ret) : 0;
 }
 
+/* The fd's binding that a new bind of the same thread replaces, if any. */
+static struct cpc_binding *cpc_replaced(struct cpc_file *cf,
+					const struct cpc_binding *b)
+{
+	struct cpc_binding *old;
+
+	if (b->scope == PMC_CPC_BIND_CPU)
+		return NULL;
+	list_for_each_entry(old, &cf->bindings, node)
+		if (old->scope == b->scope && old->task == b->task)
+			return old;
+	return NULL;
+}
+
+/* Copy the bind result out; the structure's tail beyond ours is left as it was. */
+static int cpc_bind_copy_out(void __user *argp, const struct pmc_cpc_bind *bind)
+{
+	return copy_to_user(argp, bind, sizeof(*bind)) ? -EFAULT : 0;
+}
+
+/*
+ * Bind: the new binding is made and started while the thread's previous
+ * one (which it replaces) is stopped, and only once the result has been
+ * copied out is the old one released.  On any failure the old binding is
+ * back as it was and nothing new is left behind.
+ */
 static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
-		    const struct pmc_cpc_request *reqs)
+		    const struct pmc_cpc_request *reqs, void __user *argp)
 {
 	unsigned int what;
-	struct cpc_binding *b, *old = NULL;
+	struct cpc_binding *b, *old;
+	unsigned long old_running = 0;
 	bool kernel, overflow;
 	int ret;
 
@@ -254,7 +299,7 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 	if (ret)
 		return ret;
 
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&b->node);
@@ -309,28 +354,33 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 		ret = pmc_thread_bind_begin(&b->generation);
 		if (ret)
 			goto out_unlock;
-		/* A thread's new binding replaces its previous one. */
-		list_for_each_entry(old, &cf->bindings, node)
-			if (old->scope == bind->scope && old->task == b->task)
-				break;
-		if (!list_entry_is_head(old, &cf->bindings, node))
-			cpc_binding_free(old);
 	}
 
+	/* The old binding's counters make room for the new ones. */
+	old = cpc_replaced(cf, b);
+	if (old)
+		old_running = pmc_set_stop(old->set);
 	ret = cpc_bind_set(b, bind, reqs, overflow);
-	if (ret) {
-		list_add(&b->node, &cf->bindings);
-		cpc_binding_free(b);
-		mutex_unlock(&cf->lock);
-		return ret;
-	}
-	if (bind->scope != PMC_CPC_BIND_CURLWP) {
+	if (!ret && bind->scope != PMC_CPC_BIND_CURLWP) {
 		/* Non-zero ids, unique among the fd's bindings. */
 		do {
 			b->id = ++cf->next_id;
 		} while (!b->id || cpc_lookup(cf, b->id));
 	}
 	bind->id = b->id;
+	if (!ret)
+		ret = cpc_bind_copy_out(argp, bind);
+	if (ret) {
+		list_add(&b->node, &cf->bindings);
+		cpc_binding_free(b);
+		/* Back as it was; a counter perf no longer gives back reads EIO. */
+		if (old && old_running)
+			pmc_set_start(old->set, old_running);
+		mutex_unlock(&cf->lock);
+		return ret;
+	}
+	if (old)
+		cpc_binding_free(old);
 	list_add(&b->node, &cf->bindings);
 	mutex_unlock(&cf->lock);
 	return 0;
@@ -344,32 +394,52 @@ out_free:
 	return ret;
 }
 
+/*
+ * Copy in an extensible structure whose first member is its size: larger
+ * ones from newer programs are taken when their tail is zero (E2BIG
+ * otherwise), smaller ones than version 1 are refused.
+ */
+static int cpc_copy_in(void *dst, size_t ksize, size_t min_size,
+		       const void __user *argp)
+{
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (const u32 __user *)argp))
+		return -EFAULT;
+	if (usize < min_size || usize > PAGE_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(dst, ksize, argp, usize);
+	if (ret)
+		return ret;
+	*(u32 *)dst = ksize;	/* what the kernel fills in, from here on */
+	return 0;
+}
+
 static long cpc_ioctl_bind(struct cpc_file *cf, void __user *argp)
 {
 	struct pmc_cpc_request reqs[PMC_CPC_MAX_REQS];
 	struct pmc_cpc_bind bind;
 	int ret;
 
-	if (copy_from_user(&bind, argp, sizeof(bind)))
-		return -EFAULT;
-	if (bind.size != sizeof(bind))
-		return -EINVAL;
+	ret = cpc_copy_in(&bind, sizeof(bind), PMC_CPC_BIND_SIZE_VER1, argp);
+	if (ret)
+		return ret;
+	bind.subcode = CPC_NO_SUBCODE;
+	bind.id = 0;
 	if (bind.nreqs > PMC_CPC_MAX_REQS) {
 		bind.subcode = CPC_RESOURCE_UNAVAIL;
 		ret = -EINVAL;
-		goto out;
+	} else if (copy_from_user(reqs, u64_to_user_ptr(bind.reqs),
+				  bind.nreqs * sizeof(reqs[0]))) {
+		return -EFAULT;
+	} else {
+		ret = cpc_bind(cf, &bind, reqs, argp);
+		if (!ret || ret == -EFAULT)
+			return ret;
 	}
-	if (copy_from_user(reqs, u64_to_user_ptr(bind.reqs),
-			   bind.nreqs * sizeof(reqs[0])))
-		return -EFAULT;
-	bind.subcode = CPC_NO_SUBCODE;
-	bind.id = 0;
-	ret = cpc_bind(cf, &bind, reqs);
-out:
 	/* The subcode travels back with EINVAL too. */
-	if (copy_to_user(argp, &bind, sizeof(bind)))
-		return -EFAULT;
-	return ret;
+	return cpc_bind_copy_out(argp, &bind) ?: ret;
 }
 
 /* ---- sampling and control --------------------------------------------------- */
@@ -382,9 +452,10 @@ static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 	u64 tick = 0;
 	int ret;
 
-	if (copy_from_user(&s, argp, sizeof(s)))
-		return -EFAULT;
-	if (s.size != sizeof(s) || s.reserved)
+	ret = cpc_copy_in(&s, sizeof(s), PMC_CPC_SAMPLE_SIZE_VER1, argp);
+	if (ret)
+		return ret;
+	if (s.reserved)
 		return -EINVAL;
 
 	memset(vals, 0, sizeof(vals));
@@ -425,11 +496,12 @@ static long cpc_ioctl_preset(struct cpc_file *cf, void __user *argp)
 {
 	struct pmc_cpc_preset p;
 	struct cpc_binding *b;
-	int ret = 0;
+	int ret;
 
-	if (copy_from_user(&p, argp, sizeof(p)))
-		return -EFAULT;
-	if (p.size != sizeof(p) || p.reserved)
+	ret = cpc_copy_in(&p, sizeof(p), PMC_CPC_PRESET_SIZE_VER1, argp);
+	if (ret)
+		return ret;
+	if (p.reserved)
 		return -EINVAL;
 	mutex_lock(&cf->lock);
 	b = cpc_lookup(cf, p.id);
@@ -446,7 +518,6 @@ enum cpc_op { CPC_OP_RELE, CPC_OP_RESTART, CPC_OP_ENABLE, CPC_OP_DISABLE };
 static long cpc_ioctl_id(struct cpc_file *cf, void __user *argp, enum cpc_op op)
 {
 	struct cpc_binding *b;
-	unsigned int i;
 	int ret = 0;
 	u32 id;
 
@@ -464,20 +535,13 @@ static long cpc_ioctl_id(struct cpc_file *cf, void __user *argp, enum cpc_op op)
 		break;
 	case CPC_OP_RESTART:
 		/* Back to the presets and running, after an overflow froze them. */
-		for (i = 0; i < b->nreqs && !ret; i++) {
-			pmc_counter_stop(b->set, i);
-			ret = pmc_counter_write(b->set, i, b->preset[i]);
-			if (!ret)
-				ret = pmc_counter_start(b->set, i);
-		}
+		ret = pmc_set_restart(b->set, b->preset);
 		break;
 	case CPC_OP_ENABLE:
-		for (i = 0; i < b->nreqs && !ret; i++)
-			ret = pmc_counter_start(b->set, i);
+		ret = pmc_set_start(b->set, PMC_ALL_COUNTERS);
 		break;
 	case CPC_OP_DISABLE:
-		for (i = 0; i < b->nreqs && !ret; i++)
-			ret = pmc_counter_stop(b->set, i);
+		pmc_set_stop(b->set);
 		break;
 	}
 out:
@@ -492,7 +556,7 @@ static long cpc_ioctl_info(void __user *argp)
 
 	if (get_user(size, (u32 __user *)argp))
 		return -EFAULT;
-	if (size != sizeof(info))
+	if (size < PMC_CPC_INFO_SIZE_VER1 || size > PAGE_SIZE)
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
@@ -500,7 +564,29 @@ static long cpc_ioctl_info(void __user *argp)
 	info.npic = cpc_npic;
 	info.caps = CPC_CAPS;
 	info.hw_pmu = pmc_hw_pmu_present();
-	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+	if (copy_to_user(argp, &info, sizeof(info)))
+		return -EFAULT;
+	/* What a newer program expects beyond version 1 reads as zero. */
+	if (size > sizeof(info) && clear_user(argp + sizeof(info), size - sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Structures carry their size, so a newer program's larger structure comes
+ * with other size bits in the request number: those bits do not matter.
+ */
+static unsigned int cpc_cmd(unsigned int cmd)
+{
+	static const unsigned int sized[] = {
+		PMC_CPC_INFO, PMC_CPC_BIND, PMC_CPC_SAMPLE, PMC_CPC_PRESET,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sized); i++)
+		if ((cmd & ~IOCSIZE_MASK) == (sized[i] & ~IOCSIZE_MASK))
+			return sized[i];
+	return cmd;
 }
 
 static long cpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -508,6 +594,7 @@ static long cpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct cpc_file *cf = file->private_data;
 	void __user *argp = (void __user *)arg;
 
+	cmd = cpc_cmd(cmd);
 	switch (cmd) {
 	case PMC_CPC_INFO:
 		return cpc_ioctl_info(argp);
@@ -572,15 +659,42 @@ static struct miscdevice cpc_misc = {
 	.mode	= 0666,
 };
 
-int cpc_init(void)
+/* CPUID leaf 0xA: general-purpose counters of the calling CPU's core type. */
+static void cpc_cpu_gp_counters(void *min)
+{
+	unsigned int n = (cpuid_eax(0xa) >> 8) & 0xff;
+
+	if (n && n < *(unsigned int *)min)
+		*(unsigned int *)min = n;
+}
+
+/*
+ * The general-purpose counters a set may use.  perf's own answer does not
+ * cover hybrid CPUs (it WARNs there): on those, the smallest number any
+ * core type reports.  4 when nothing says.
+ */
+static unsigned int cpc_count_npic(void)
 {
 	struct x86_pmu_capability cap;
+	unsigned int cpu, n = UINT_MAX;
 
-	/* The general-purpose counters a set may use; 4 without an x86 PMU. */
-	perf_get_x86_pmu_capability(&cap);
-	cpc_npic = clamp(cap.num_counters_gp, 0, PMC_CPC_MAX_REQS);
-	if (!cpc_npic)
-		cpc_npic = 4;
+	if (!boot_cpu_has(X86_FEATURE_HYBRID_CPU) && !pmc_hybrid()) {
+		perf_get_x86_pmu_capability(&cap);
+		n = cap.num_counters_gp;
+	} else if (boot_cpu_data.cpuid_level >= 0xa) {
+		cpus_read_lock();
+		for_each_online_cpu(cpu)
+			smp_call_function_single(cpu, cpc_cpu_gp_counters, &n, 1);
+		cpus_read_unlock();
+	}
+	if (!n || n == UINT_MAX)
+		return 4;
+	return min_t(unsigned int, n, PMC_CPC_MAX_REQS);
+}
+
+int cpc_init(void)
+{
+	cpc_npic = cpc_count_npic();
 	return misc_register(&cpc_misc);
 }
 

@@ -128,7 +128,7 @@ int pctr_init(void)
 	struct pmc_bind bind = { .scope = PMC_SCOPE_ALL_CPUS };
 	int ret;
 
-	pctr_set = pmc_set_create(&bind, PCTR_NUM, NULL);
+	pctr_set = pmc_set_create(&bind, PCTR_NUM);
 	if (IS_ERR(pctr_set))
 		return PTR_ERR(pctr_set);
 	ret = misc_register(&pctr_misc);

@@ -316,7 +316,7 @@ int perfmon_init(void)
 	struct pmc_bind bind = { .scope = PMC_SCOPE_ALL_CPUS };
 	int ret;
 
-	perfmon_set = pmc_set_create(&bind, NPMC, NULL);
+	perfmon_set = pmc_set_create(&bind, NPMC);
 	if (IS_ERR(perfmon_set))
 		return PTR_ERR(perfmon_set);
 	ret = misc_register(&perfmon_misc);

@@ -5,17 +5,144 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
-#include <linux/namei.h>
+#include <linux/device.h>
+#include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <asm/msr.h>
+#include <asm/tsc.h>
 
 #include "pmc_core.h"
 
+/* perf takes sample periods below 2^63. */
+#define PMC_MAX_PERIOD		(1ULL << 63)
+/* The period of a counter whose overflow is 2^63 or more events away. */
+#define PMC_LONG_PERIOD		(1ULL << 62)
+
 static enum cpuhp_state pmc_cpuhp_state;
+static struct lock_class_key pmc_cpu_set_key, pmc_thread_set_key;
+
+/* perf's PMU bus ("event_source"), found through an event's PMU. */
+static typeof(((struct device *)NULL)->bus) pmc_pmu_bus;
+
+/* ---- which PMUs count the CPUs -------------------------------------------- */
+
+/*
+ * The PMU types that count hardware events on this machine's CPUs: "cpu",
+ * or on hybrid Intel CPUs "cpu_core" and "cpu_atom", each for its own CPUs.
+ * Found by name on perf's PMU bus, as perf(1) finds them in sysfs.
+ */
+struct pmc_pmus {
+	unsigned int n;
+	u32 type[2];
+};
+
+static bool pmc_pmu_type(const char *name, u32 *type)
+{
+	struct device *dev;
+	struct pmu *pmu;
+
+	if (!pmc_pmu_bus)
+		return false;
+	dev = bus_find_device_by_name(pmc_pmu_bus, NULL, name);
+	if (!dev)
+		return false;
+	pmu = dev_get_drvdata(dev);
+	if (pmu)
+		*type = pmu->type;
+	put_device(dev);
+	return pmu;
+}
+
+static void pmc_cpu_pmus(struct pmc_pmus *p)
+{
+	static const char *const hybrid[] = { "cpu_core", "cpu_atom" };
+	unsigned int i;
+
+	p->n = 0;
+	for (i = 0; i < ARRAY_SIZE(hybrid); i++)
+		if (pmc_pmu_type(hybrid[i], &p->type[p->n]))
+			p->n++;
+	if (!p->n) {
+		p->n = 1;
+		p->type[0] = PERF_TYPE_RAW;
+	}
+}
+
+/* Is there a hardware (or test) PMU that takes raw events? */
+bool pmc_hw_pmu_present(void)
+{
+	u32 type;
+
+	return pmc_pmu_type("cpu", &type) || pmc_pmu_type("cpu_core", &type);
+}
+
+/* Are the CPUs' PMUs hybrid (a PMU per core type)? */
+bool pmc_hybrid(void)
+{
+	struct pmc_pmus p;
+
+	pmc_cpu_pmus(&p);
+	return p.n > 1;
+}
+
+/* Point a hardware event at one PMU: raw events by type, generic ones by config. */
+static void pmc_attr_route(struct perf_event_attr *attr, u32 pmu_type)
+{
+	if (attr->type == PERF_TYPE_SOFTWARE || pmu_type == PERF_TYPE_RAW)
+		return;
+	if (attr->type == PERF_TYPE_RAW)
+		attr->type = pmu_type;
+	else
+		attr->config |= (u64)pmu_type << PERF_PMU_TYPE_SHIFT;
+}
 
 /* ---- overflow: NMI context, then irq_work, then process context ------- */
+
+/*
+ * The PC to report for an overflow.  A counter that does not count kernel
+ * mode never reports a kernel address (interrupt skid can land there): it
+ * reports where the thread last left user space.
+ */
+static unsigned long pmc_overflow_pc(const struct pmc_counter *c,
+				     struct pt_regs *regs)
+{
+	if (user_mode(regs) || !c->desc.exclude_kernel)
+		return instruction_pointer(regs);
+	if (current->flags & PF_KTHREAD)
+		return 0;
+	return instruction_pointer(task_pt_regs(current));
+}
+
+/*
+ * NMI context: freeze the set's values at this instant.  Each event's count
+ * is brought up to date if it is active here (as perf_event_read_local()
+ * does) and remembered; the work item that disables the events later moves
+ * each counter's offset back by what was counted after this point.  Events
+ * are freed after an RCU grace period, which NMIs hold off.
+ */
+static void pmc_set_snapshot(struct pmc_set *set)
+{
+	int cpu = smp_processor_id();
+	unsigned int i, j;
+
+	for (i = 0; i < set->nctrs; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+
+		for (j = 0; j < set->nslots; j++) {
+			struct perf_event *event = READ_ONCE(c->slots[j].event);
+
+			if (!event)
+				continue;
+			if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+			    READ_ONCE(event->oncpu) == cpu)
+				event->pmu->read(event);
+			c->slots[j].snap = local64_read(&event->count);
+		}
+	}
+}
 
 static void pmc_overflow_handler(struct perf_event *event,
 				 struct perf_sample_data *data,
@@ -24,37 +151,39 @@ static void pmc_overflow_handler(struct perf_event *event,
 	struct pmc_counter *c = event->overflow_handler_context;
 	struct pmc_set *set = c->set;
 
+	/* Of a long period's steps, only the one that ends it counts. */
+	if (READ_ONCE(c->long_period) &&
+	    local64_read(&event->count) < READ_ONCE(c->ovf_at))
+		return;
+	atomic64_set(&c->ovf_ip, pmc_overflow_pc(c, regs));
+	if ((c->flags & PMC_FREEZE_SET) && !test_and_set_bit(0, &set->frozen))
+		pmc_set_snapshot(set);
 	set_bit(c->idx, &set->ovf_pending);
-	atomic64_set(&set->ovf_ip, instruction_pointer(regs));
-	WRITE_ONCE(set->ovf_task, current);
-	if (set->ops && set->ops->overflow)
-		set->ops->overflow(set, c->idx, regs);
-	if (set->notify.task || (c->flags & PMC_FREEZE_SET))
-		irq_work_queue(&set->ovf_irq_work);
+	irq_work_queue(&set->ovf_irq_work);
 }
 
+/*
+ * Hard interrupt (or, on PREEMPT_RT, the irq_work thread): signal the thread
+ * the set was bound with, which is recorded at bind time, never guessed
+ * from whichever task runs here now.
+ */
 static void pmc_ovf_irq_work(struct irq_work *work)
 {
 	struct pmc_set *set = container_of(work, struct pmc_set, ovf_irq_work);
 	struct task_struct *task = set->notify.task;
+	unsigned long pending = READ_ONCE(set->ovf_pending);
 	struct kernel_siginfo info;
 
-	/*
-	 * A thread that inherited the set gets its own overflow signal.  The
-	 * irq_work runs on the CPU of the overflow right after it, so the
-	 * thread that overflowed is still current there.
-	 */
-	if (set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit &&
-	    current == READ_ONCE(set->ovf_task) && !(current->flags & PF_KTHREAD))
-		task = current;
-	if (task) {
+	if (task && pending) {
 		clear_siginfo(&info);
 		info.si_signo = set->notify.signo;
 		info.si_code = set->notify.si_code;
-		info.si_addr = (void __user *)(unsigned long)atomic64_read(&set->ovf_ip);
+		info.si_addr = (void __user *)(unsigned long)
+			atomic64_read(&set->ctr[__ffs(pending)].ovf_ip);
 		send_sig_info(set->notify.signo, &info, task);
 	}
-	schedule_work(&set->ovf_work);
+	if (test_bit(0, &set->frozen))
+		schedule_work(&set->ovf_work);
 }
 
 /* Stop a running counter, its value frozen; set->lock held. */
@@ -70,83 +199,138 @@ static void pmc_counter_halt(struct pmc_counter *c)
 	c->running = false;
 }
 
-/* Process context: stop every counter of a set whose overflow asks for it. */
+/*
+ * Process context: stop every counter of a set that froze at an overflow,
+ * and give back what its events counted after the overflow's snapshot.
+ */
 static void pmc_ovf_work(struct work_struct *work)
 {
 	struct pmc_set *set = container_of(work, struct pmc_set, ovf_work);
-	bool freeze = false;
-	unsigned int i;
+	unsigned int i, j;
 
 	mutex_lock(&set->lock);
-	for (i = 0; i < set->nctrs; i++)
-		if (test_bit(i, &set->ovf_pending) &&
-		    (set->ctr[i].flags & PMC_FREEZE_SET))
-			freeze = true;
-	for (i = 0; freeze && i < set->nctrs; i++)
-		if (set->ctr[i].programmed)
-			pmc_counter_halt(&set->ctr[i]);
+	if (!test_bit(0, &set->frozen))
+		goto out;
+	for (i = 0; i < set->nctrs; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+
+		if (!c->programmed)
+			continue;
+		pmc_counter_halt(c);
+		for (j = 0; j < set->nslots; j++) {
+			struct perf_event *event = c->slots[j].event;
+
+			if (event)
+				c->base -= local64_read(&event->count) - c->slots[j].snap;
+		}
+	}
+	clear_bit(0, &set->frozen);
+out:
 	mutex_unlock(&set->lock);
+}
+
+/*
+ * A set that froze is brought to its frozen state before anyone looks at
+ * it or changes it; process context, set->lock not held.
+ */
+static void pmc_set_sync_freeze(struct pmc_set *set)
+{
+	if (!READ_ONCE(set->ovf_pending) && !test_bit(0, &set->frozen))
+		return;
+	irq_work_sync(&set->ovf_irq_work);
+	flush_work(&set->ovf_work);
 }
 
 /* ---- perf events -------------------------------------------------------- */
 
-/* Is there a hardware (or test) PMU that takes raw events? */
-bool pmc_hw_pmu_present(void)
+/* The CPU a slot's event counts on; -1 for a thread's events. */
+static int pmc_slot_cpu(const struct pmc_set *set, unsigned int i)
 {
-	static const char *const paths[] = {
-		"/sys/bus/event_source/devices/cpu",
-		"/sys/bus/event_source/devices/cpu_core",
-	};
-	struct path path;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(paths); i++) {
-		if (!kern_path(paths[i], LOOKUP_FOLLOW, &path)) {
-			path_put(&path);
-			return true;
-		}
+	switch (set->bind.scope) {
+	case PMC_SCOPE_CPU:
+		return set->bind.cpu;
+	case PMC_SCOPE_ALL_CPUS:
+		return i;
+	default:
+		return -1;
 	}
-	return false;
 }
 
-static u64 pmc_counter_period(const struct pmc_counter *c)
+/* Does slot i of a counter get an event?  (Software events need only one.) */
+static bool pmc_slot_used(const struct pmc_counter *c, unsigned int i)
 {
-	u64 period;
+	const struct pmc_set *set = c->set;
+
+	if (set->bind.scope == PMC_SCOPE_THREAD)
+		return i == 0 || c->desc.type != PERF_TYPE_SOFTWARE;
+	return test_bit(i, set->online);
+}
+
+/*
+ * The sample period of an overflow counter whose value is `value` and whose
+ * event has counted `count` so far: the overflow is due when the value
+ * passes 2^64 - 1.  perf takes periods below 2^63; a longer one (never
+ * reached in practice) runs as periods of 2^62 and the overflow handler
+ * waits for the event count it is due at.
+ */
+static u64 pmc_counter_period(struct pmc_counter *c, u64 value, u64 count)
+{
+	u64 needed = pmc_preset_to_period(value);
 
 	if (!(c->flags & PMC_OVERFLOW))
 		return 0;
-	/* From the current value: the offset plus what released events counted. */
-	period = pmc_preset_to_period(c->base + c->slots[0].kept);
-	/* perf takes periods below 2^63; longer ones never end in practice. */
-	if (period >= (1ULL << 63))
-		return 0;
-	return period;
+	if (needed && needed < PMC_MAX_PERIOD) {
+		WRITE_ONCE(c->long_period, false);
+		return needed;
+	}
+	if (!needed || check_add_overflow(count, needed, &needed))
+		needed = U64_MAX;	/* 2^64 events: never */
+	WRITE_ONCE(c->ovf_at, needed);
+	WRITE_ONCE(c->long_period, true);
+	return PMC_LONG_PERIOD;
 }
 
-static struct perf_event *pmc_event_create(struct pmc_counter *c, int cpu)
+static struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
 {
 	struct pmc_set *set = c->set;
+	bool thread = set->bind.scope == PMC_SCOPE_THREAD;
 	struct perf_event_attr attr = {
 		.type = c->desc.type,
 		.size = sizeof(attr),
 		.config = c->desc.config,
-		.sample_period = pmc_counter_period(c),
+		.sample_period = pmc_counter_period(c, c->base + c->slots[0].kept, 0),
 		.pinned = 1,
 		.disabled = 1,
 		.exclude_user = c->desc.exclude_user,
 		.exclude_kernel = c->desc.exclude_kernel,
 		.exclude_hv = 1,
-		.inherit = set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit,
+		/* A thread's counters end with its image, as on Solaris. */
+		.remove_on_exec = thread,
+		.inherit = thread && set->bind.inherit,
+		/* Context switches between threads keep each one's own counts. */
+		.inherit_stat = thread && set->bind.inherit,
 	};
-	struct task_struct *task = NULL;
 	struct perf_event *event;
+	struct pmc_pmus p;
+	unsigned int k;
 
-	if (set->bind.scope == PMC_SCOPE_THREAD) {
-		task = set->bind.task;
-		cpu = -1;
+	if (thread) {
+		pmc_attr_route(&attr, set->slot_pmu[i]);
+		event = perf_event_create_kernel_counter(&attr, -1, set->bind.task,
+							 pmc_overflow_handler, c);
+	} else {
+		/* On hybrid CPUs, the PMU of that CPU's core type. */
+		pmc_cpu_pmus(&p);
+		for (k = 0; k < p.n; k++) {
+			struct perf_event_attr a = attr;
+
+			pmc_attr_route(&a, p.type[k]);
+			event = perf_event_create_kernel_counter(&a, pmc_slot_cpu(set, i), NULL,
+								 pmc_overflow_handler, c);
+			if (!IS_ERR(event) || PTR_ERR(event) != -ENOENT)
+				break;
+		}
 	}
-	event = perf_event_create_kernel_counter(&attr, cpu, task,
-						 pmc_overflow_handler, c);
 	if (IS_ERR(event) && PTR_ERR(event) == -ENOENT &&
 	    c->desc.type != PERF_TYPE_SOFTWARE && !pmc_hw_pmu_present())
 		return ERR_PTR(-ENODEV);
@@ -156,10 +340,9 @@ static struct perf_event *pmc_event_create(struct pmc_counter *c, int cpu)
 /* Start one event; a pinned event perf could not schedule is an error. */
 static int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
 {
-	bool limited = (c->flags & PMC_FREEZE_SET) && pmc_counter_period(c) &&
-		       !event->attr.inherit;
-
-	if (limited) {
+	if ((c->flags & PMC_FREEZE_SET) && event->attr.sample_period &&
+	    !c->long_period && !event->attr.inherit) {
+		/* Exactly one overflow, then perf stops the event. */
 		int ret = perf_event_refresh(event, 1);
 
 		if (ret)
@@ -202,33 +385,39 @@ static u64 pmc_event_own_count(struct perf_event *event)
 	return v;
 }
 
-static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
-			  u64 *val)
+/* What a slot has counted, failed or not. */
+static u64 pmc_slot_count(const struct pmc_slot *s)
 {
 	u64 enabled, running, v = s->kept;
 
-	if (pmc_slot_failed(c, s))
-		return -EIO;
 	/* An inherited set's value is the bound thread's, not the sum. */
 	if (s->event && s->event->attr.inherit)
 		v += pmc_event_own_count(s->event);
 	else if (s->event)
 		v += perf_event_read_value(s->event, &enabled, &running);
-	*val = v;
+	return v;
+}
+
+static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
+			  u64 *val)
+{
+	if (pmc_slot_failed(c, s))
+		return -EIO;
+	*val = pmc_slot_count(s);
 	return 0;
 }
 
 static void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s,
 			     bool keep)
 {
-	u64 v;
+	struct perf_event *event = s->event;
 
-	if (!s->event)
+	if (!event)
 		return;
-	if (keep && !pmc_slot_value(c, s, &v))
-		s->kept = v;
-	perf_event_release_kernel(s->event);
-	s->event = NULL;
+	if (keep)
+		s->kept = pmc_slot_count(s);
+	WRITE_ONCE(s->event, NULL);
+	perf_event_release_kernel(event);
 }
 
 /* The sum of a counter's slots plus its base; set->lock held. */
@@ -254,6 +443,18 @@ static int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val)
 	return 0;
 }
 
+/* Make the counter read `value` from now on, failed slots or not. */
+static void pmc_counter_set_value(struct pmc_counter *c, u64 value)
+{
+	u64 sum = c->base;
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++)
+		sum += pmc_slot_count(&c->slots[i]);
+	WRITE_ONCE(c->base, c->base + value - sum);
+	clear_bit(c->idx, &c->set->ovf_pending);
+}
+
 static void pmc_counter_clear(struct pmc_counter *c)
 {
 	unsigned int i;
@@ -270,30 +471,46 @@ static void pmc_counter_clear(struct pmc_counter *c)
 	clear_bit(c->idx, &c->set->ovf_pending);
 }
 
-/* ---- CPU hotplug (PMC_SCOPE_ALL_CPUS) ------------------------------------ */
+/* Create (stopped) the event of a slot whose CPU came up; set->lock held. */
+static void pmc_slot_revive(struct pmc_counter *c, unsigned int i)
+{
+	struct pmc_slot *s = &c->slots[i];
+	struct perf_event *event;
+
+	if (!c->programmed || s->event)
+		return;
+	/* A CPU that cannot count again reads as an error, never stale. */
+	event = pmc_event_create(c, i);
+	if (IS_ERR(event)) {
+		s->failed = true;
+		return;
+	}
+	WRITE_ONCE(s->event, event);
+	s->failed = c->running && pmc_event_start(c, event);
+}
+
+/* ---- CPU hotplug (CPU and ALL_CPUS sets) ----------------------------------- */
+
+/* The slot of a CPU-bound set that counts on cpu, or -1. */
+static int pmc_cpu_slot(const struct pmc_set *set, unsigned int cpu)
+{
+	if (set->bind.scope == PMC_SCOPE_ALL_CPUS)
+		return cpu < set->nslots ? cpu : -1;
+	return cpu == set->bind.cpu ? 0 : -1;
+}
 
 static int pmc_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct pmc_set *set = hlist_entry_safe(node, struct pmc_set, cpuhp_node);
-	struct perf_event *event;
+	int slot = pmc_cpu_slot(set, cpu);
 	unsigned int i;
 
+	if (slot < 0)
+		return 0;
 	mutex_lock(&set->lock);
-	for (i = 0; i < set->nctrs; i++) {
-		struct pmc_counter *c = &set->ctr[i];
-
-		if (!c->programmed || c->slots[cpu].event)
-			continue;
-		/* A CPU that cannot count again reads as an error, never stale. */
-		event = pmc_event_create(c, cpu);
-		if (IS_ERR(event)) {
-			c->slots[cpu].failed = true;
-			continue;
-		}
-		c->slots[cpu].event = event;
-		if (c->running && pmc_event_start(c, event))
-			c->slots[cpu].failed = true;
-	}
+	set_bit(slot, set->online);
+	for (i = 0; i < set->nctrs; i++)
+		pmc_slot_revive(&set->ctr[i], slot);
 	mutex_unlock(&set->lock);
 	return 0;
 }
@@ -302,21 +519,41 @@ static int pmc_cpu_online(unsigned int cpu, struct hlist_node *node)
 static int pmc_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct pmc_set *set = hlist_entry_safe(node, struct pmc_set, cpuhp_node);
+	int slot = pmc_cpu_slot(set, cpu);
 	unsigned int i;
 
+	if (slot < 0)
+		return 0;
 	mutex_lock(&set->lock);
-	for (i = 0; i < set->nctrs; i++)
-		pmc_slot_release(&set->ctr[i], &set->ctr[i].slots[cpu], true);
+	clear_bit(slot, set->online);
+	for (i = 0; i < set->nctrs; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+		struct pmc_slot *s = &c->slots[slot];
+
+		pmc_slot_release(c, s, !pmc_slot_failed(c, s));
+		s->failed = false;
+	}
 	mutex_unlock(&set->lock);
 	return 0;
 }
 
 /* ---- sets ----------------------------------------------------------------- */
 
-struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
-			       const struct pmc_set_ops *ops)
+static void pmc_set_free(struct pmc_set *set)
 {
+	unsigned int i;
+
+	for (i = 0; i < set->nctrs; i++)
+		kfree(set->ctr[i].slots);
+	bitmap_free(set->online);
+	kfree(set);
+}
+
+struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
+{
+	bool cpu_bound = bind->scope != PMC_SCOPE_THREAD;
 	struct pmc_set *set;
+	struct pmc_pmus p;
 	unsigned int i;
 	int ret;
 
@@ -337,28 +574,47 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
 		return ERR_PTR(-EINVAL);
 	}
 
-	set = kzalloc(struct_size(set, ctr, nctrs), GFP_KERNEL);
+	set = kzalloc(struct_size(set, ctr, nctrs), GFP_KERNEL_ACCOUNT);
 	if (!set)
 		return ERR_PTR(-ENOMEM);
-	mutex_init(&set->lock);
+	/* See "Locking" in pmc_core.h. */
+	if (cpu_bound)
+		__mutex_init(&set->lock, "pmc_cpu_set", &pmc_cpu_set_key);
+	else
+		__mutex_init(&set->lock, "pmc_thread_set", &pmc_thread_set_key);
 	set->bind = *bind;
-	set->ops = ops;
 	set->nctrs = nctrs;
-	set->nslots = bind->scope == PMC_SCOPE_ALL_CPUS ? nr_cpu_ids : 1;
+	switch (bind->scope) {
+	case PMC_SCOPE_ALL_CPUS:
+		set->nslots = nr_cpu_ids;
+		break;
+	case PMC_SCOPE_CPU:
+		set->nslots = 1;
+		break;
+	default:
+		pmc_cpu_pmus(&p);
+		set->nslots = p.n;
+		memcpy(set->slot_pmu, p.type, sizeof(set->slot_pmu));
+	}
 	init_irq_work(&set->ovf_irq_work, pmc_ovf_irq_work);
 	INIT_WORK(&set->ovf_work, pmc_ovf_work);
+	ret = -ENOMEM;
+	if (cpu_bound) {
+		set->online = bitmap_zalloc(set->nslots, GFP_KERNEL_ACCOUNT);
+		if (!set->online)
+			goto err;
+	}
 	for (i = 0; i < nctrs; i++) {
 		set->ctr[i].set = set;
 		set->ctr[i].idx = i;
 		set->ctr[i].slots = kcalloc(set->nslots, sizeof(struct pmc_slot),
-					    GFP_KERNEL);
-		if (!set->ctr[i].slots) {
-			ret = -ENOMEM;
+					    GFP_KERNEL_ACCOUNT);
+		if (!set->ctr[i].slots)
 			goto err;
-		}
 	}
-	if (bind->scope == PMC_SCOPE_ALL_CPUS) {
-		ret = cpuhp_state_add_instance_nocalls(pmc_cpuhp_state, &set->cpuhp_node);
+	if (cpu_bound) {
+		/* Marks the online CPUs' slots (no counter is programmed yet). */
+		ret = cpuhp_state_add_instance(pmc_cpuhp_state, &set->cpuhp_node);
 		if (ret)
 			goto err;
 		set->on_cpuhp = true;
@@ -368,10 +624,17 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs,
 	return set;
 
 err:
-	for (i = 0; i < nctrs; i++)
-		kfree(set->ctr[i].slots);
-	kfree(set);
+	pmc_set_free(set);
 	return ERR_PTR(ret);
+}
+
+/* Signal task with signo/si_code at overflows; before counters are programmed. */
+void pmc_set_notify(struct pmc_set *set, struct task_struct *task, int signo,
+		    int si_code)
+{
+	set->notify.task = get_task_struct(task);
+	set->notify.signo = signo;
+	set->notify.si_code = si_code;
 }
 
 void pmc_set_destroy(struct pmc_set *set)
@@ -396,9 +659,8 @@ void pmc_set_destroy(struct pmc_set *set)
 		put_task_struct(set->notify.task);
 	if (set->bind.task)
 		put_task_struct(set->bind.task);
-	for (i = 0; i < set->nctrs; i++)
-		kfree(set->ctr[i].slots);
-	kfree(set);
+	mutex_destroy(&set->lock);
+	pmc_set_free(set);
 }
 
 /* ---- counters ------------------------------------------------------------- */
@@ -422,7 +684,9 @@ static int pmc_desc_valid(const struct pmc_event_desc *desc)
  * switches instead of rescheduling events: the bound thread's events would
  * wander to the threads it created.  One disabled, non-inherited event in
  * the bound thread's context (per perf context class: hardware, software)
- * prevents that.  It never runs and takes no counter.
+ * prevents that.  It never runs and takes no counter.  (Between the threads
+ * created later, contexts may still be swapped; inherit_stat makes perf
+ * swap the counts along, so each thread keeps its own.)
  */
 static int pmc_set_anchor(struct pmc_set *set, const struct pmc_event_desc *desc)
 {
@@ -435,17 +699,41 @@ static int pmc_set_anchor(struct pmc_set *set, const struct pmc_event_desc *desc
 		.exclude_user = desc->exclude_user,
 		.exclude_kernel = desc->exclude_kernel,
 		.exclude_hv = 1,
+		.remove_on_exec = 1,
 	};
 	struct perf_event *event;
 
 	if (set->bind.scope != PMC_SCOPE_THREAD || !set->bind.inherit ||
 	    set->anchor[class])
 		return 0;
+	pmc_attr_route(&attr, set->slot_pmu[0]);
 	event = perf_event_create_kernel_counter(&attr, -1, set->bind.task, NULL, NULL);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	set->anchor[class] = event;
 	return 0;
+}
+
+/*
+ * Overflow requests need one event per counter that perf can stop at the
+ * overflow: not inherited copies (perf neither limits nor freezes a copy),
+ * not a thread counted on two PMUs of a hybrid CPU (no single period).
+ */
+static int pmc_overflow_supported(const struct pmc_set *set,
+				  const struct pmc_event_desc *desc)
+{
+	switch (set->bind.scope) {
+	case PMC_SCOPE_ALL_CPUS:
+		return -EOPNOTSUPP;
+	case PMC_SCOPE_THREAD:
+		if (set->bind.inherit)
+			return -EOPNOTSUPP;
+		if (set->nslots > 1 && desc->type != PERF_TYPE_SOFTWARE)
+			return -EOPNOTSUPP;
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 int pmc_counter_program(struct pmc_set *set, unsigned int idx,
@@ -454,17 +742,20 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 {
 	struct pmc_counter *c;
 	struct perf_event *event;
-	unsigned int cpu;
+	unsigned int i;
 	int ret;
 
 	if (idx >= set->nctrs || pmc_desc_valid(desc) ||
 	    (flags & ~(PMC_START | PMC_OVERFLOW | PMC_FREEZE_SET)))
 		return -EINVAL;
-	if ((flags & PMC_OVERFLOW) && set->bind.scope == PMC_SCOPE_ALL_CPUS)
-		return -EOPNOTSUPP;
+	if (flags & PMC_OVERFLOW) {
+		ret = pmc_overflow_supported(set, desc);
+		if (ret)
+			return ret;
+	}
 	c = &set->ctr[idx];
 
-	cpus_read_lock();
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
 	pmc_counter_clear(c);
 	c->desc = *desc;
@@ -475,17 +766,15 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	if (ret)
 		goto fail;
 
-	for (cpu = 0; cpu < set->nslots; cpu++) {
-		int target = set->bind.scope == PMC_SCOPE_CPU ? set->bind.cpu : cpu;
-
-		if (set->bind.scope == PMC_SCOPE_ALL_CPUS && !cpu_online(cpu))
+	for (i = 0; i < set->nslots; i++) {
+		if (!pmc_slot_used(c, i))
 			continue;
-		event = pmc_event_create(c, target);
+		event = pmc_event_create(c, i);
 		if (IS_ERR(event)) {
 			ret = PTR_ERR(event);
 			goto fail;
 		}
-		c->slots[cpu].event = event;
+		WRITE_ONCE(c->slots[i].event, event);
 		if (flags & PMC_START) {
 			ret = pmc_event_start(c, event);
 			if (ret)
@@ -495,13 +784,11 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	c->programmed = true;
 	c->running = flags & PMC_START;
 	mutex_unlock(&set->lock);
-	cpus_read_unlock();
 	return 0;
 
 fail:
 	pmc_counter_clear(c);
 	mutex_unlock(&set->lock);
-	cpus_read_unlock();
 	return ret;
 }
 
@@ -509,66 +796,103 @@ void pmc_counter_release(struct pmc_set *set, unsigned int idx)
 {
 	if (idx >= set->nctrs)
 		return;
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
 	pmc_counter_clear(&set->ctr[idx]);
 	mutex_unlock(&set->lock);
 }
 
 /*
- * Start a stopped slot.  Its event is created afresh (the count so far is
- * kept): perf schedules pinned events in the order they were made, so an
- * event made long ago and enabled now would push out a pinned event that
- * another perf user made since, where it must fail with EBUSY instead.
- * Inherited thread events are only enabled: releasing one would drop the
- * copies of the threads that inherited it.
+ * Make a stopped slot's event afresh (the count so far is kept): perf
+ * schedules pinned events in the order they were made, so an event made
+ * long ago and enabled now would push out a pinned event that another perf
+ * user made since, where it must fail with EBUSY instead.  Inherited thread
+ * events are kept: releasing one would drop the copies of the threads that
+ * inherited it.
  */
-static int pmc_slot_start(struct pmc_counter *c, unsigned int i)
+static int pmc_slot_renew(struct pmc_counter *c, unsigned int i)
 {
-	struct pmc_set *set = c->set;
 	struct pmc_slot *s = &c->slots[i];
 	struct perf_event *event;
 
-	if (!s->event)
-		return 0;	/* CPU offline */
-	if (!s->event->attr.inherit) {
-		pmc_slot_release(c, s, true);
-		event = pmc_event_create(c, set->bind.scope == PMC_SCOPE_CPU ?
-					 set->bind.cpu : i);
-		if (IS_ERR(event)) {
-			s->failed = true;
-			return PTR_ERR(event);
-		}
-		s->event = event;
+	if (!s->event || s->event->attr.inherit)
+		return 0;	/* CPU offline, or inherited */
+	pmc_slot_release(c, s, true);
+	event = pmc_event_create(c, i);
+	if (IS_ERR(event)) {
+		s->failed = true;
+		return PTR_ERR(event);
 	}
-	return pmc_event_start(c, s->event);
+	WRITE_ONCE(s->event, event);
+	return 0;
+}
+
+static void pmc_counter_disable(struct pmc_counter *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++)
+		if (c->slots[i].event)
+			perf_event_disable(c->slots[i].event);
+}
+
+/*
+ * Start the stopped counters of mask, all or none: every event is made
+ * afresh first, then all are enabled; one that perf cannot make or schedule
+ * stops the others again and its error is returned.  set->lock held.
+ */
+static int pmc_counters_start(struct pmc_set *set, unsigned long mask)
+{
+	unsigned int idx, i;
+	int ret = 0;
+
+	for_each_set_bit(idx, &mask, set->nctrs) {
+		struct pmc_counter *c = &set->ctr[idx];
+
+		if (!c->programmed || c->running) {
+			__clear_bit(idx, &mask);
+			continue;
+		}
+		for (i = 0; i < set->nslots && !ret; i++)
+			ret = pmc_slot_renew(c, i);
+		if (ret)
+			return ret;
+	}
+	for_each_set_bit(idx, &mask, set->nctrs) {
+		struct pmc_counter *c = &set->ctr[idx];
+
+		for (i = 0; i < set->nslots && !ret; i++)
+			if (c->slots[i].event)
+				ret = pmc_event_start(c, c->slots[i].event);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		for_each_set_bit(idx, &mask, set->nctrs)
+			pmc_counter_disable(&set->ctr[idx]);
+		return ret;
+	}
+	for_each_set_bit(idx, &mask, set->nctrs) {
+		set->ctr[idx].running = true;
+		for (i = 0; i < set->nslots; i++)
+			set->ctr[idx].slots[i].failed = false;
+	}
+	return 0;
 }
 
 int pmc_counter_start(struct pmc_set *set, unsigned int idx)
 {
-	struct pmc_counter *c;
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	if (idx >= set->nctrs)
 		return -EINVAL;
-	c = &set->ctr[idx];
-	cpus_read_lock();	/* events are created per CPU */
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
-	if (!c->programmed) {
+	if (!set->ctr[idx].programmed)
 		ret = -ENXIO;
-	} else if (!c->running) {
-		for (i = 0; i < set->nslots && !ret; i++)
-			ret = pmc_slot_start(c, i);
-		if (ret) {
-			for (i = 0; i < set->nslots; i++)
-				if (c->slots[i].event)
-					perf_event_disable(c->slots[i].event);
-		} else {
-			c->running = true;
-		}
-	}
+	else
+		ret = pmc_counters_start(set, BIT(idx));
 	mutex_unlock(&set->lock);
-	cpus_read_unlock();
 	return ret;
 }
 
@@ -580,11 +904,65 @@ int pmc_counter_stop(struct pmc_set *set, unsigned int idx)
 	if (idx >= set->nctrs)
 		return -EINVAL;
 	c = &set->ctr[idx];
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
 	if (!c->programmed)
 		ret = -ENXIO;
 	else
 		pmc_counter_halt(c);
+	mutex_unlock(&set->lock);
+	return ret;
+}
+
+/* Start the counters of mask (bit per counter), all or none. */
+int pmc_set_start(struct pmc_set *set, unsigned long mask)
+{
+	int ret;
+
+	pmc_set_sync_freeze(set);
+	mutex_lock(&set->lock);
+	ret = pmc_counters_start(set, mask & GENMASK(set->nctrs - 1, 0));
+	mutex_unlock(&set->lock);
+	return ret;
+}
+
+/* Stop every counter; returns the mask of those that were running. */
+unsigned long pmc_set_stop(struct pmc_set *set)
+{
+	unsigned long running = 0;
+	unsigned int i;
+
+	pmc_set_sync_freeze(set);
+	mutex_lock(&set->lock);
+	for (i = 0; i < set->nctrs; i++) {
+		if (set->ctr[i].running)
+			__set_bit(i, &running);
+		pmc_counter_halt(&set->ctr[i]);
+	}
+	mutex_unlock(&set->lock);
+	return running;
+}
+
+/*
+ * Stop the set, put every programmed counter back to its preset (presets[i]
+ * for counter i) and start them all again, all or none.
+ */
+int pmc_set_restart(struct pmc_set *set, const u64 *presets)
+{
+	unsigned int i;
+	int ret;
+
+	pmc_set_sync_freeze(set);
+	mutex_lock(&set->lock);
+	for (i = 0; i < set->nctrs; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+
+		if (!c->programmed)
+			continue;
+		pmc_counter_halt(c);
+		pmc_counter_set_value(c, presets[i]);
+	}
+	ret = pmc_counters_start(set, GENMASK(set->nctrs - 1, 0));
 	mutex_unlock(&set->lock);
 	return ret;
 }
@@ -596,6 +974,7 @@ int pmc_counter_stop(struct pmc_set *set, unsigned int idx)
  */
 int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 {
+	struct perf_event *event;
 	struct pmc_counter *c;
 	u64 cur, period;
 	int ret;
@@ -603,6 +982,7 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 	if (idx >= set->nctrs)
 		return -EINVAL;
 	c = &set->ctr[idx];
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
 	if (!c->programmed) {
 		ret = -ENXIO;
@@ -611,12 +991,12 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 	ret = pmc_counter_value(c, PMC_READ_SUM, &cur);
 	if (ret)
 		goto out;
-	c->base += value - cur;
-	clear_bit(idx, &set->ovf_pending);
-	if (c->flags & PMC_OVERFLOW) {
-		period = pmc_preset_to_period(value);
-		if (c->slots[0].event && period && period < (1ULL << 63))
-			ret = perf_event_period(c->slots[0].event, period);
+	pmc_counter_set_value(c, value);
+	event = c->slots[0].event;
+	if ((c->flags & PMC_OVERFLOW) && event) {
+		period = pmc_counter_period(c, value, pmc_slot_count(&c->slots[0]) -
+					    c->slots[0].kept);
+		ret = perf_event_period(event, period);
 	}
 out:
 	mutex_unlock(&set->lock);
@@ -633,6 +1013,7 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 	unsigned int i;
 	int ret = 0;
 
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
 	for (i = 0; i < set->nctrs && !ret; i++) {
 		struct pmc_counter *c = &set->ctr[i];
@@ -657,6 +1038,7 @@ int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 	if (idx >= set->nctrs)
 		return -EINVAL;
 	c = &set->ctr[idx];
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
 	if (!c->programmed)
 		*value = c->base;
@@ -680,19 +1062,33 @@ static struct perf_event *pmc_own_copy(struct perf_event *parent)
 	return NULL;
 }
 
+/* The calling thread's own count of one slot's event; -ENOENT without a copy. */
+static int pmc_own_count(struct perf_event *parent, u64 *v)
+{
+	unsigned long irqflags;
+	struct perf_event *own;
+
+	mutex_lock(&parent->child_mutex);
+	local_irq_save(irqflags);
+	own = pmc_own_copy(parent);
+	if (own)
+		*v += pmc_event_own_count(own);
+	local_irq_restore(irqflags);
+	mutex_unlock(&parent->child_mutex);
+	return own ? 0 : -ENOENT;
+}
+
 /*
  * Read the calling thread's own counts of an inherited thread set.  perf
  * gives every thread created after the bind its own copy of each event
  * (a child event), found by its context and read on this CPU.  The binding
  * thread's values continue from its offset; a later thread's start from the
- * presets, and a counter that overflows reads UINT64_MAX there, as on
- * Solaris.  -ENOENT when the caller has no copy of some counter.
+ * presets.  -ENOENT when the caller has no copy of some counter.
  */
 int pmc_set_read_own(struct pmc_set *set, u64 *values)
 {
 	bool binder = current == set->bind.task;
-	unsigned long irqflags;
-	unsigned int i;
+	unsigned int i, j;
 	int ret = 0;
 
 	if (set->bind.scope != PMC_SCOPE_THREAD || !set->bind.inherit)
@@ -700,26 +1096,16 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
 	mutex_lock(&set->lock);
 	for (i = 0; i < set->nctrs && !ret; i++) {
 		struct pmc_counter *c = &set->ctr[i];
-		struct perf_event *parent = c->slots[0].event, *own;
 		u64 v = 0;
 
-		if (!c->programmed || !parent) {
+		if (!c->programmed) {
 			values[i] = c->base;
 			continue;
 		}
-		mutex_lock(&parent->child_mutex);
-		local_irq_save(irqflags);
-		own = pmc_own_copy(parent);
-		if (own)
-			v = pmc_event_own_count(own);
-		local_irq_restore(irqflags);
-		mutex_unlock(&parent->child_mutex);
-		if (!own)
-			ret = -ENOENT;
-		else if (binder)
-			values[i] = c->base + v;
-		else
-			values[i] = (c->flags & PMC_OVERFLOW) ? U64_MAX : c->preset + v;
+		for (j = 0; j < set->nslots && !ret; j++)
+			if (c->slots[j].event)
+				ret = pmc_own_count(c->slots[j].event, &v);
+		values[i] = (binder ? c->base : c->preset) + v;
 	}
 	mutex_unlock(&set->lock);
 	return ret;
@@ -743,10 +1129,30 @@ bool pmc_counter_failed(struct pmc_set *set, unsigned int idx)
 	return failed;
 }
 
+/* Find perf's PMU bus through a software event's PMU. */
+static void pmc_find_pmu_bus(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	if (IS_ERR(event))
+		return;
+	if (event->pmu->dev)
+		pmc_pmu_bus = event->pmu->dev->bus;
+	perf_event_release_kernel(event);
+}
+
 int pmc_core_init(void)
 {
 	int ret;
 
+	pmc_find_pmu_bus();
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "pmcompat:online",
 				      pmc_cpu_online, pmc_cpu_offline);
 	if (ret < 0)
