@@ -78,6 +78,12 @@ demo: deps
 install: modules tools
 	install -D -m 0644 $(KMOD)/pmcompat.ko $(DESTDIR)/lib/modules/$(KVER)/extra/pmcompat.ko
 	install -D -m 0644 udev/60-pmcompat.rules $(DESTDIR)/lib/udev/rules.d/60-pmcompat.rules
+	install -D -m 0644 udev/pmcompat.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/pmcompat.conf
+	@# On the running system, create the group now (systemd-sysusers, else groupadd).
+	if [ -z "$(DESTDIR)" ]; then \
+		systemd-sysusers $(PREFIX)/lib/sysusers.d/pmcompat.conf 2>/dev/null || \
+		getent group pmcompat >/dev/null || groupadd --system pmcompat; \
+	fi
 	$(MAKE) -C tools O=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install
 	for m in module/*.[1-9]; do \
 		[ -e "$$m" ] || continue; \

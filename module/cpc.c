@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -46,6 +47,9 @@ struct cpc_binding {
 	int cpu;			/* CPU: the claimed processor */
 	bool inherit;
 	u64 generation;			/* CURLWP, PCTX: see pmc_thread_bind_valid() */
+	u64 exec_id;			/* CURLWP, PCTX: the bound image */
+	unsigned int access;		/* PMC_ACCESS_* it was granted */
+	struct cpc_user *user;		/* charged for it */
 	unsigned int nreqs;
 	u64 preset[PMC_CPC_MAX_REQS];	/* applied by PMC_CPC_RESTART */
 	struct pmc_set *set;
@@ -64,16 +68,78 @@ static_assert(sizeof(struct pmc_cpc_info) == PMC_CPC_INFO_SIZE_VER1);
 struct cpc_file {
 	struct mutex lock;		/* the bindings list and each binding */
 	struct list_head bindings;
+	unsigned int nbindings;
 	u32 next_id;
 };
 
 static unsigned int cpc_npic;
 
+/*
+ * Bounded memory: bindings per descriptor and per user (real uid, over all
+ * descriptors).  Past either limit a bind fails with EAGAIN.
+ */
+static unsigned int max_bindings_per_fd = 256;
+module_param(max_bindings_per_fd, uint, 0644);
+MODULE_PARM_DESC(max_bindings_per_fd, "most /dev/cpc bindings per open file (default 256)");
+static unsigned int max_bindings_per_user = 1024;
+module_param(max_bindings_per_user, uint, 0644);
+MODULE_PARM_DESC(max_bindings_per_user, "most /dev/cpc bindings per user (default 1024)");
+
+struct cpc_user {
+	struct hlist_node node;
+	kuid_t uid;
+	unsigned int nbindings;
+};
+
+static DEFINE_HASHTABLE(cpc_users, 6);
+static DEFINE_MUTEX(cpc_users_lock);
+
+/* Charge one binding to the caller's real uid: the user, or NULL past the limit. */
+static struct cpc_user *cpc_user_charge(void)
+{
+	kuid_t uid = current_uid();
+	struct cpc_user *u, *new;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	mutex_lock(&cpc_users_lock);
+	hash_for_each_possible(cpc_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = new;
+	new = NULL;
+	if (u) {
+		u->uid = uid;
+		hash_add(cpc_users, &u->node, __kuid_val(uid));
+	}
+found:
+	if (u && u->nbindings >= READ_ONCE(max_bindings_per_user))
+		u = NULL;
+	else if (u)
+		u->nbindings++;
+	mutex_unlock(&cpc_users_lock);
+	kfree(new);
+	return u;
+}
+
+static void cpc_user_uncharge(struct cpc_user *u)
+{
+	if (!u)
+		return;
+	mutex_lock(&cpc_users_lock);
+	if (!--u->nbindings) {
+		hash_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&cpc_users_lock);
+}
+
 /* ---- bindings ----------------------------------------------------------- */
 
-static void cpc_binding_free(struct cpc_binding *b)
+static void cpc_binding_free(struct cpc_file *cf, struct cpc_binding *b)
 {
 	list_del(&b->node);
+	cf->nbindings--;
+	cpc_user_uncharge(b->user);
 	pmc_set_destroy(b->set);
 	if (b->scope == PMC_CPC_BIND_CPU)
 		pmc_release_cpu(b->cpu);
@@ -119,7 +185,7 @@ static void cpc_reap(struct cpc_file *cf)
 
 	list_for_each_entry_safe(b, tmp, &cf->bindings, node)
 		if (b->scope != PMC_CPC_BIND_CPU && !pid_alive(b->task))
-			cpc_binding_free(b);
+			cpc_binding_free(cf, b);
 }
 
 /* ---- PMC_CPC_BIND --------------------------------------------------------- */
@@ -171,9 +237,13 @@ static int cpc_validate(struct pmc_cpc_bind *bind,
 		if (r->flags & CPC_OVF_NOTIFY_EMT)
 			*overflow = true;
 	}
-	if (*overflow && (!valid_signal(bind->signo) || bind->signo <= 0 ||
-			  bind->si_code <= 0 || bind->si_code >= SI_KERNEL))
+	/* The kernel chooses the signal: only the documented one is accepted. */
+	if ((bind->signo || bind->si_code) &&
+	    (bind->signo != PMC_CPC_OVF_SIGNO || bind->si_code != PMC_CPC_OVF_CODE))
 		return -EINVAL;
+	/* Another process is never signalled on a binder's behalf. */
+	if (*overflow && bind->scope == PMC_CPC_BIND_PCTX)
+		return -EOPNOTSUPP;
 	/*
 	 * perf neither limits nor freezes the copies that threads inherit, so
 	 * overflow notification cannot be honoured for them: ENOTSUP.
@@ -234,10 +304,10 @@ static int cpc_bind_set(struct cpc_binding *b, struct pmc_cpc_bind *bind,
 		b->set = NULL;
 		return ret;
 	}
-	/* The bound thread is signalled; for a CPU, the binder. */
+	/* The bound thread (the caller itself) is signalled; for a CPU, the binder. */
 	if (overflow)
-		pmc_set_notify(b->set, b->task ? b->task : current, bind->signo,
-			       bind->si_code);
+		pmc_set_notify(b->set, b->task ? b->task : current,
+			       PMC_CPC_OVF_SIGNO, PMC_CPC_OVF_CODE);
 	for (i = 0; i < bind->nreqs; i++) {
 		const struct pmc_cpc_request *r = &reqs[i];
 		struct pmc_event_desc desc = {
@@ -284,12 +354,16 @@ static int cpc_bind_copy_out(void __user *argp, const struct pmc_cpc_bind *bind)
  * Bind: the new binding is made and started while the thread's previous
  * one (which it replaces) is stopped, and only once the result has been
  * copied out is the old one released.  On any failure the old binding is
- * back as it was and nothing new is left behind.
+ * back as it was and nothing new is left behind.  For another process, its
+ * exec_update_lock is held from the access check until the events are
+ * installed, as perf_event_open() does, so that an exec of a setuid program
+ * cannot slip in between.  Lock order: cf->lock, exec_update_lock, the
+ * set's lock, perf's.
  */
 static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 		    const struct pmc_cpc_request *reqs, void __user *argp)
 {
-	unsigned int what;
+	struct rw_semaphore *exec_lock = NULL;
 	struct cpc_binding *b, *old;
 	unsigned long old_running = 0;
 	bool kernel, overflow;
@@ -311,7 +385,7 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 	switch (bind->scope) {
 	case PMC_CPC_BIND_CURLWP:
 		b->task = get_task_struct(current);
-		what = PMC_ACCESS_THREAD;
+		b->access = PMC_ACCESS_THREAD;
 		break;
 	case PMC_CPC_BIND_PCTX:
 		b->task = bind->pid > 0 && bind->tid >= 0 ?
@@ -320,7 +394,7 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 			ret = -ESRCH;
 			goto out_free;
 		}
-		what = PMC_ACCESS_THREAD;
+		b->access = PMC_ACCESS_THREAD;
 		break;
 	default:
 		if (bind->cpu < 0 || bind->cpu >= nr_cpu_ids || !cpu_possible(bind->cpu)) {
@@ -333,31 +407,51 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 			ret = -EINVAL;
 			goto out_free;
 		}
-		what = PMC_ACCESS_CPU;
+		b->access = PMC_ACCESS_CPU;
 		break;
 	}
 	if (kernel)
-		what |= PMC_ACCESS_KERNEL;
-	ret = pmc_access_check(what, bind->scope == PMC_CPC_BIND_PCTX ? b->task : NULL);
-	if (ret)
-		goto out_free;
+		b->access |= PMC_ACCESS_KERNEL;
 
 	mutex_lock(&cf->lock);
+	if (b->task && b->task != current) {
+		exec_lock = &b->task->signal->exec_update_lock;
+		ret = down_read_killable(exec_lock);
+		if (ret) {
+			exec_lock = NULL;
+			goto out_unlock;
+		}
+	}
+	ret = pmc_access_check(b->access, b->task != current ? b->task : NULL);
+	if (ret)
+		goto out_unlock;
+	if (b->task)
+		b->exec_id = READ_ONCE(b->task->self_exec_id);
+
 	cpc_reap(cf);
+	old = cpc_replaced(cf, b);
+	if (!old && cf->nbindings >= READ_ONCE(max_bindings_per_fd)) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
+	b->user = cpc_user_charge();
+	if (!b->user) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
 	if (bind->scope == PMC_CPC_BIND_CPU) {
 		/* EAGAIN: bound already; ENODEV: offline (libcpc: ENOSYS). */
 		ret = pmc_claim_cpu(bind->cpu);
 		if (ret)
-			goto out_unlock;
+			goto out_uncharge;
 		b->cpu = bind->cpu;
 	} else {
 		ret = pmc_thread_bind_begin(&b->generation);
 		if (ret)
-			goto out_unlock;
+			goto out_uncharge;
 	}
 
 	/* The old binding's counters make room for the new ones. */
-	old = cpc_replaced(cf, b);
 	if (old)
 		old_running = pmc_set_stop(old->set);
 	ret = cpc_bind_set(b, bind, reqs, overflow);
@@ -368,24 +462,28 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 		} while (!b->id || cpc_lookup(cf, b->id));
 	}
 	bind->id = b->id;
+	if (exec_lock)
+		up_read(exec_lock);
 	if (!ret)
 		ret = cpc_bind_copy_out(argp, bind);
+	list_add(&b->node, &cf->bindings);
+	cf->nbindings++;
 	if (ret) {
-		list_add(&b->node, &cf->bindings);
-		cpc_binding_free(b);
+		cpc_binding_free(cf, b);
 		/* Back as it was; a counter perf no longer gives back reads EIO. */
 		if (old && old_running)
 			pmc_set_start(old->set, old_running);
-		mutex_unlock(&cf->lock);
-		return ret;
+	} else if (old) {
+		cpc_binding_free(cf, old);
 	}
-	if (old)
-		cpc_binding_free(old);
-	list_add(&b->node, &cf->bindings);
 	mutex_unlock(&cf->lock);
-	return 0;
+	return ret;
 
+out_uncharge:
+	cpc_user_uncharge(b->user);
 out_unlock:
+	if (exec_lock)
+		up_read(exec_lock);
 	mutex_unlock(&cf->lock);
 out_free:
 	if (b->task)
@@ -515,6 +613,42 @@ static long cpc_ioctl_preset(struct cpc_file *cf, void __user *argp)
 
 enum cpc_op { CPC_OP_RELE, CPC_OP_RESTART, CPC_OP_ENABLE, CPC_OP_DISABLE };
 
+/*
+ * Restart (from the presets) or enable a binding.  A thread's counters end
+ * at its execve(): they are never made again for the new image (ESRCH),
+ * and another process is checked again, under its exec_update_lock, since
+ * its credentials may have changed since the bind.  cf->lock held.
+ */
+static int cpc_resume(struct cpc_binding *b, bool restart)
+{
+	struct rw_semaphore *exec_lock = NULL;
+	int ret;
+
+	if (b->task) {
+		exec_lock = &b->task->signal->exec_update_lock;
+		ret = down_read_killable(exec_lock);
+		if (ret)
+			return ret;
+		if (READ_ONCE(b->task->self_exec_id) != b->exec_id || !pid_alive(b->task)) {
+			ret = -ESRCH;
+			goto out;
+		}
+		if (b->task != current) {
+			ret = pmc_access_check(b->access, b->task);
+			if (ret)
+				goto out;
+		}
+	}
+	if (restart)
+		ret = pmc_set_restart(b->set, b->preset);
+	else
+		ret = pmc_set_start(b->set, PMC_ALL_COUNTERS);
+out:
+	if (exec_lock)
+		up_read(exec_lock);
+	return ret;
+}
+
 static long cpc_ioctl_id(struct cpc_file *cf, void __user *argp, enum cpc_op op)
 {
 	struct cpc_binding *b;
@@ -531,14 +665,11 @@ static long cpc_ioctl_id(struct cpc_file *cf, void __user *argp, enum cpc_op op)
 	}
 	switch (op) {
 	case CPC_OP_RELE:
-		cpc_binding_free(b);
+		cpc_binding_free(cf, b);
 		break;
 	case CPC_OP_RESTART:
-		/* Back to the presets and running, after an overflow froze them. */
-		ret = pmc_set_restart(b->set, b->preset);
-		break;
 	case CPC_OP_ENABLE:
-		ret = pmc_set_start(b->set, PMC_ALL_COUNTERS);
+		ret = cpc_resume(b, op == CPC_OP_RESTART);
 		break;
 	case CPC_OP_DISABLE:
 		pmc_set_stop(b->set);
@@ -637,7 +768,7 @@ static int cpc_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&cf->lock);
 	list_for_each_entry_safe(b, tmp, &cf->bindings, node)
-		cpc_binding_free(b);
+		cpc_binding_free(cf, b);
 	mutex_unlock(&cf->lock);
 	mutex_destroy(&cf->lock);
 	kfree(cf);
@@ -656,7 +787,7 @@ static struct miscdevice cpc_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "cpc",
 	.fops	= &cpc_fops,
-	.mode	= 0666,
+	.mode	= 0660,		/* udev gives it to group pmcompat */
 };
 
 /* CPUID leaf 0xA: general-purpose counters of the calling CPU's core type. */

@@ -120,7 +120,7 @@ static struct miscdevice pctr_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "pctr",
 	.fops	= &pctr_fops,
-	.mode	= 0644,
+	.mode	= 0640,		/* udev gives it to group pmcompat */
 };
 
 int pctr_init(void)

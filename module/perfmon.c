@@ -37,6 +37,13 @@ static int perfmon_open(struct inode *inode, struct file *file)
 	if (!pmc_hw_pmu_present())
 		return -ENXIO;
 	if (file->f_mode & FMODE_WRITE) {
+		/*
+		 * The one writer counts the whole machine: only a caller with
+		 * that privilege may take the slot, so nobody else can lock
+		 * root out by holding it.
+		 */
+		if (pmc_access_check(PMC_ACCESS_CPU, NULL))
+			return -EPERM;
 		ret = pmc_claim_try(&perfmon_writer);
 		if (ret)
 			return ret;

@@ -2,126 +2,105 @@
 /*
  * pmcompat access control, in one place.
  *
- * In-kernel perf counters mostly bypass perf_event_paranoid and CAP_PERFMON
- * (perf checks them in the perf_event_open() system call; for kernel counters
- * it checks only CPU-wide events), so every front-end asks here before it
- * counts anything, and gets perf's answer:
+ * In-kernel perf counters skip every check perf_event_open() makes (the
+ * paranoid level, the perf LSM hooks, seccomp filters on the system call),
+ * so the module is the only gate.  It is built from what the kernel offers
+ * modules, and never allows more than perf would:
  *
- *   counting a whole CPU        CAP_PERFMON, or perf_event_paranoid <= 0
- *   counting kernel mode        CAP_PERFMON, or perf_event_paranoid <= 1
- *   counting a thread at all    CAP_PERFMON, or perf_event_paranoid <= 2
- *   counting another process    ptrace-read access to it
+ *   the device node       who may use the device at all: the udev rule gives
+ *                         the nodes to the system group "pmcompat" (like
+ *                         /dev/kvm's group); without it, root only
+ *   a thread, user mode   whoever opened the node: the administrator's grant
+ *   kernel mode           CAP_PERFMON (or CAP_SYS_ADMIN); where perf exports
+ *                         perf_allow_kernel() (6.12), also what it allows:
+ *                         perf_event_paranoid <= 1 and the perf LSM hook
+ *   whole CPUs            CAP_PERFMON (or CAP_SYS_ADMIN): a module cannot
+ *                         read the paranoid level on every kernel
+ *   another process       CAP_PERFMON (as perf), or ptrace-read access by
+ *                         real credentials (below); the caller holds the
+ *                         target's exec_update_lock from check to install
  *
- * Neither sysctl_perf_event_paranoid nor ptrace_may_access() is exported to
- * modules, so the paranoid level is read from its sysctl file and ptrace
- * access is asked of procfs, whose /proc/PID/task/TID/environ open performs
- * exactly ptrace_may_access(PTRACE_MODE_READ_FSCREDS), LSM hooks included.
- * Both paths are resolved from the root of the initial PID 1, never from the
- * caller's own root or mount namespace, which the caller could shape (a bind
- * mount over the sysctl file must not lower the level).  Whatever cannot be
- * resolved there is refused.
+ * ptrace_may_access() is not exported, so the credential rules of
+ * __ptrace_may_access() for PTRACE_MODE_READ_REALCREDS are applied here:
+ * same thread group; or the caller's real uid and gid equal every uid and
+ * gid of the target and the target is dumpable; or CAP_SYS_PTRACE in the
+ * target's user namespace.  The LSM ptrace hook cannot be called from a
+ * module (not exported): an LSM that restricts ptrace reads further is not
+ * consulted, which the README's security section says.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
-#include <linux/fs.h>
-#include <linux/kernel.h>
-#include <linux/fs_struct.h>
-#include <linux/pid_namespace.h>
+#include <linux/cred.h>
+#include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/string.h>
+#include <linux/uidgid.h>
 
 #include "pmc_core.h"
-
-#define PMC_PARANOID_PATH	"proc/sys/kernel/perf_event_paranoid"
-
-/* Open a path below the root of the initial namespace's PID 1, read-only. */
-static struct file *pmc_open_system_file(const char *path)
-{
-	struct task_struct *init;
-	struct path root = {};
-	struct file *f;
-
-	rcu_read_lock();
-	init = pid_task(find_pid_ns(1, &init_pid_ns), PIDTYPE_PID);
-	if (init)
-		get_task_struct(init);
-	rcu_read_unlock();
-	if (!init)
-		return ERR_PTR(-ENOENT);
-	task_lock(init);
-	if (init->fs)
-		get_fs_root(init->fs, &root);
-	task_unlock(init);
-	put_task_struct(init);
-	if (!root.mnt)
-		return ERR_PTR(-ENOENT);
-	f = file_open_root(&root, path, O_RDONLY, 0);
-	path_put(&root);
-	return f;
-}
-
-/* The perf_event_paranoid level; the strictest (3) when it cannot be read. */
-static int pmc_paranoid_level(void)
-{
-	char buf[16];
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-	int level;
-
-	f = pmc_open_system_file(PMC_PARANOID_PATH);
-	if (IS_ERR(f))
-		return 3;
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0)
-		return 3;
-	buf[n] = '\0';
-	if (kstrtoint(strim(buf), 10, &level))
-		return 3;
-	return level;
-}
 
 static bool pmc_perfmon_capable(void)
 {
 	return capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN);
 }
 
-static int pmc_may_read_task(struct task_struct *target)
+/* perf's own answer for kernel-mode counting, where a module may ask it. */
+static bool pmc_perf_allows_kernel(void)
 {
-	char path[64];
-	struct file *f;
+#ifdef PMC_HAVE_PERF_ALLOW_KERNEL
+	return !perf_allow_kernel();
+#else
+	return false;
+#endif
+}
+
+/* The credential part of ptrace_may_access(PTRACE_MODE_READ_REALCREDS). */
+static bool pmc_may_read_task(struct task_struct *target)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool ok, dumpable = false;
 
 	if (same_thread_group(target, current))
-		return 0;
-	/* Global ids: the path is resolved in the initial namespaces. */
-	snprintf(path, sizeof(path), "proc/%d/task/%d/environ",
-		 task_tgid_nr(target), task_pid_nr(target));
-	f = pmc_open_system_file(path);
-	if (IS_ERR(f))
-		return pid_alive(target) ? -EACCES : -ESRCH;
-	filp_close(f, NULL);
-	return 0;
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(target);
+	ok = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	     uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	     gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	if (!ok)
+		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (!ok)
+		return false;
+
+	/* A target without an mm (exiting) counts nothing: refuse. */
+	mm = get_task_mm(target);
+	if (mm) {
+		dumpable = get_dumpable(mm) == SUID_DUMP_USER ||
+			   ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+		mmput(mm);
+	}
+	return dumpable;
 }
 
 /*
  * May the current task count `what` (PMC_ACCESS_*), on `target` if not NULL?
- * Returns 0, -EACCES (not permitted) or -ESRCH (target gone).
+ * Returns 0 or -EACCES.  With a target in another process, the caller must
+ * hold target->signal->exec_update_lock until the events are installed.
  */
 int pmc_access_check(unsigned int what, struct task_struct *target)
 {
 	bool capable = pmc_perfmon_capable();
-	int level = pmc_paranoid_level();
 
-	if ((what & PMC_ACCESS_CPU) && level > 0 && !capable)
+	if ((what & PMC_ACCESS_CPU) && !capable)
 		return -EACCES;
-	if ((what & PMC_ACCESS_KERNEL) && level > 1 && !capable)
+	if ((what & PMC_ACCESS_KERNEL) && !capable && !pmc_perf_allows_kernel())
 		return -EACCES;
-	if ((what & PMC_ACCESS_THREAD) && level > 2 && !capable)
+	if (target && !capable && !pmc_may_read_task(target))
 		return -EACCES;
-	if (target)
-		return pmc_may_read_task(target);
 	return 0;
 }

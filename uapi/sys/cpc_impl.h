@@ -63,6 +63,14 @@ typedef struct {
 #define PMC_CPC_ABI_VERSION	1
 #define PMC_CPC_MAX_REQS	8	/* most requests in one set */
 
+/*
+ * The overflow signal: Solaris' SIGEMT is Linux's real-time signal 40, with
+ * si_code EMT_CPCOVF.  The kernel always sends exactly this; a bind may name
+ * it or leave both fields 0, anything else is EINVAL.
+ */
+#define PMC_CPC_OVF_SIGNO	40
+#define PMC_CPC_OVF_CODE	2
+
 /* One counter request, resolved to a perf event by the library. */
 struct pmc_cpc_request {
 	__u32 type;		/* PERF_TYPE_RAW, _HARDWARE, _HW_CACHE, _SOFTWARE */
@@ -86,8 +94,8 @@ struct pmc_cpc_bind {
 	__s32 pid;		/* PCTX: process id */
 	__s32 tid;		/* PCTX: thread id (0: the process's main thread) */
 	__s32 cpu;		/* CPU: the processor */
-	__s32 signo;		/* overflow signal (CPC_OVF_NOTIFY_EMT requests) */
-	__s32 si_code;		/* its si_code (EMT_CPCOVF) */
+	__s32 signo;		/* 0 or PMC_CPC_OVF_SIGNO */
+	__s32 si_code;		/* 0 or PMC_CPC_OVF_CODE */
 	__u32 reserved;
 	__u64 reqs;		/* user pointer: nreqs struct pmc_cpc_request */
 	__s32 subcode;		/* out: CPC_* subcode of an EINVAL, else -1 */
