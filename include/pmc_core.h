@@ -91,6 +91,7 @@ struct pmc_slot {
 	struct perf_event *event;	/* NULL: not programmed, or CPU offline */
 	u64 kept;			/* counted by events since released */
 	u64 snap;			/* perf count when the set froze (NMI) */
+	struct perf_event *snap_event;	/* the event snap was taken of */
 	bool failed;			/* could not be (re)created or scheduled */
 };
 

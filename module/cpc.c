@@ -528,14 +528,16 @@ static long cpc_ioctl_bind(struct cpc_file *cf, void __user *argp)
 	if (bind.nreqs > PMC_CPC_MAX_REQS) {
 		bind.subcode = CPC_RESOURCE_UNAVAIL;
 		ret = -EINVAL;
-	} else if (copy_from_user(reqs, u64_to_user_ptr(bind.reqs),
-				  bind.nreqs * sizeof(reqs[0]))) {
-		return -EFAULT;
-	} else {
-		ret = cpc_bind(cf, &bind, reqs, argp);
-		if (!ret || ret == -EFAULT)
-			return ret;
+		goto out;
 	}
+	if (copy_from_user(reqs, u64_to_user_ptr(bind.reqs),
+			   bind.nreqs * sizeof(reqs[0])))
+		return -EFAULT;
+	/* On success, the result was copied out before the bind took effect. */
+	ret = cpc_bind(cf, &bind, reqs, argp);
+	if (!ret || ret == -EFAULT)
+		return ret;
+out:
 	/* The subcode travels back with EINVAL too. */
 	return cpc_bind_copy_out(argp, &bind) ?: ret;
 }

@@ -17,9 +17,9 @@
 #include "pmc_core.h"
 
 /* perf takes sample periods below 2^63. */
-#define PMC_MAX_PERIOD		(1ULL << 63)
+#define PMC_MAX_PERIOD		BIT_ULL(63)
 /* The period of a counter whose overflow is 2^63 or more events away. */
-#define PMC_LONG_PERIOD		(1ULL << 62)
+#define PMC_LONG_PERIOD		BIT_ULL(62)
 
 static enum cpuhp_state pmc_cpuhp_state;
 static struct lock_class_key pmc_cpu_set_key, pmc_thread_set_key;
@@ -140,6 +140,7 @@ static void pmc_set_snapshot(struct pmc_set *set)
 			    READ_ONCE(event->oncpu) == cpu)
 				event->pmu->read(event);
 			c->slots[j].snap = local64_read(&event->count);
+			c->slots[j].snap_event = event;
 		}
 	}
 }
@@ -218,10 +219,12 @@ static void pmc_ovf_work(struct work_struct *work)
 			continue;
 		pmc_counter_halt(c);
 		for (j = 0; j < set->nslots; j++) {
-			struct perf_event *event = c->slots[j].event;
+			struct pmc_slot *s = &c->slots[j];
 
-			if (event)
-				c->base -= local64_read(&event->count) - c->slots[j].snap;
+			/* An event made since (CPU back online) has nothing to give back. */
+			if (s->event && s->event == s->snap_event)
+				c->base -= local64_read(&s->event->count) - s->snap;
+			s->snap_event = NULL;
 		}
 	}
 	clear_bit(0, &set->frozen);
