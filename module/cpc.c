@@ -11,8 +11,10 @@
  * Solaris rules kept: one binding per CPU; the first CPU binding invalidates
  * every per-thread set (sampling one gives EAGAIN) and, while any CPU binding
  * exists, per-thread binds give EAGAIN.  Who may count what is decided by the
- * core's access control (perf_event_paranoid, CAP_PERFMON, ptrace access),
- * not by the node's mode (0666).  An fd's bindings end when it is closed.
+ * node's group (pmcompat) and the core's access control (pmc_access.c:
+ * capabilities, perf's exported check, ptrace rules); bindings per
+ * descriptor and per user are bounded.  An fd's bindings end when it is
+ * closed, a thread's at its execve().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -434,10 +436,13 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 		ret = -EAGAIN;
 		goto out_unlock;
 	}
-	b->user = cpc_user_charge();
-	if (!b->user) {
-		ret = -EAGAIN;
-		goto out_unlock;
+	/* A replacement takes over the old binding's charge. */
+	if (!old) {
+		b->user = cpc_user_charge();
+		if (!b->user) {
+			ret = -EAGAIN;
+			goto out_unlock;
+		}
 	}
 	if (bind->scope == PMC_CPC_BIND_CPU) {
 		/* EAGAIN: bound already; ENODEV: offline (libcpc: ENOSYS). */
@@ -474,6 +479,8 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 		if (old && old_running)
 			pmc_set_start(old->set, old_running);
 	} else if (old) {
+		b->user = old->user;
+		old->user = NULL;
 		cpc_binding_free(cf, old);
 	}
 	mutex_unlock(&cf->lock);
