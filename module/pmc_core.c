@@ -1132,7 +1132,11 @@ bool pmc_counter_failed(struct pmc_set *set, unsigned int idx)
 	return failed;
 }
 
-/* Find perf's PMU bus through a software event's PMU. */
+/*
+ * Find perf's PMU bus through a software event's PMU.  A CPU event, not a
+ * task event: the first task event in the system flips perf's scheduling
+ * static key, which patches kernel text at every module load for nothing.
+ */
 static void pmc_find_pmu_bus(void)
 {
 	struct perf_event_attr attr = {
@@ -1141,9 +1145,15 @@ static void pmc_find_pmu_bus(void)
 		.config = PERF_COUNT_SW_DUMMY,
 		.disabled = 1,
 	};
-	struct perf_event *event;
+	struct perf_event *event = ERR_PTR(-ENODEV);
+	unsigned int cpu;
 
-	event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	/* A CPU that goes offline meanwhile gives -ENODEV: try the next. */
+	for_each_online_cpu(cpu) {
+		event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		if (!IS_ERR(event))
+			break;
+	}
 	if (IS_ERR(event))
 		return;
 	if (event->pmu->dev)
