@@ -13,69 +13,8 @@
 #include "pmc_test_util.h"
 #include "kselftest_harness.h"
 
-#define OVF_SIG		40
-#define OVF_CODE	2
-
-static int cpc_fd(void)
-{
-	return open(PMC_CPC_PATH, O_RDWR | O_CLOEXEC);
-}
-
-static void req_init(struct pmc_cpc_request *r, __u32 type, __u64 config,
-		     __u32 flags, __u64 preset, __u32 index)
-{
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->config = config;
-	r->flags = flags;
-	r->preset = preset;
-	r->index = index;
-}
-
-static int bind(int fd, __u32 scope, __u32 flags, struct pmc_cpc_request *reqs,
-		__u32 n, struct pmc_cpc_bind *out)
-{
-	struct pmc_cpc_bind b;
-
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.scope = scope;
-	b.flags = flags;
-	b.nreqs = n;
-	b.reqs = (uintptr_t)reqs;
-	b.signo = OVF_SIG;
-	b.si_code = OVF_CODE;
-	if (out) {
-		b.pid = out->pid;
-		b.tid = out->tid;
-		b.cpu = out->cpu;
-	}
-	if (ioctl(fd, PMC_CPC_BIND, &b) < 0) {
-		if (out)
-			*out = b;
-		return -errno;
-	}
-	if (out)
-		*out = b;
-	return 0;
-}
-
-static int sample(int fd, __u32 id, __u64 *vals, __u32 n)
-{
-	struct pmc_cpc_sample s;
-
-	memset(&s, 0, sizeof(s));
-	s.size = sizeof(s);
-	s.id = id;
-	s.nvals = n;
-	s.vals = (uintptr_t)vals;
-	return ioctl(fd, PMC_CPC_SAMPLE, &s) < 0 ? -errno : 0;
-}
-
-static int id_op(int fd, unsigned long cmd, __u32 id)
-{
-	return ioctl(fd, cmd, &id) < 0 ? -errno : 0;
-}
+#define OVF_SIG		CPC_DEV_OVF_SIG
+#define OVF_CODE	CPC_DEV_OVF_CODE
 
 #define NEED_FAKEPMU() do {						\
 	if (!have_fakepmu())						\
@@ -85,7 +24,7 @@ static int id_op(int fd, unsigned long cmd, __u32 id)
 TEST(info)
 {
 	struct pmc_cpc_info info;
-	int fd = cpc_fd();
+	int fd = cpc_dev_open();
 
 	ASSERT_LE(0, fd);
 	memset(&info, 0xcc, sizeof(info));
@@ -111,24 +50,24 @@ TEST(curlwp_counts_injected_events)
 
 	NEED_FAKEPMU();
 	ASSERT_EQ(0, pin_to_cpu(1));
-	fd = cpc_fd();
+	fd = cpc_dev_open();
 	ASSERT_LE(0, fd);
-	req_init(&r[0], PERF_TYPE_RAW, 0xc0, CPC_COUNT_USER, 0, 1);
-	req_init(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 100, 0);
-	ASSERT_EQ(0, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, NULL));
-	ASSERT_EQ(0, sample(fd, 0, v, 2));
+	cpc_req(&r[0], PERF_TYPE_RAW, 0xc0, CPC_COUNT_USER, 0, 1);
+	cpc_req(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 100, 0);
+	ASSERT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, NULL));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, v, 2));
 	EXPECT_EQ(100ULL, v[0]);
 	EXPECT_EQ(0ULL, v[1]);
 	ASSERT_EQ(0, inject(1, 0xc0, 5000));
 	ASSERT_EQ(0, inject_ip(1, 0xc0, 7, 1, 0));	/* kernel: not counted */
 	ASSERT_EQ(0, inject_ip(1, 0x3c, 9, 1, 0));
-	ASSERT_EQ(0, sample(fd, 0, v, 2));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, v, 2));
 	EXPECT_EQ(109ULL, v[0]);
 	EXPECT_EQ(5000ULL, v[1]);
-	EXPECT_EQ(-EINVAL, sample(fd, 0, v, 1));	/* room for one value */
-	EXPECT_EQ(0, id_op(fd, PMC_CPC_RELE, 0));
-	EXPECT_EQ(-EINVAL, id_op(fd, PMC_CPC_RELE, 0));
-	EXPECT_EQ(-EINVAL, sample(fd, 0, v, 2));
+	EXPECT_EQ(-EINVAL, cpc_dev_sample(fd, 0, v, 1));	/* room for one value */
+	EXPECT_EQ(0, cpc_dev_id_op(fd, PMC_CPC_RELE, 0));
+	EXPECT_EQ(-EINVAL, cpc_dev_id_op(fd, PMC_CPC_RELE, 0));
+	EXPECT_EQ(-EINVAL, cpc_dev_sample(fd, 0, v, 2));
 	close(fd);
 }
 
@@ -140,17 +79,17 @@ TEST(software_page_faults)
 	char *p;
 	int fd, i;
 
-	fd = cpc_fd();
+	fd = cpc_dev_open();
 	ASSERT_LE(0, fd);
-	req_init(&r, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+	cpc_req(&r, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
 		 CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, 0);
-	ASSERT_EQ(0, bind(fd, PMC_CPC_BIND_CURLWP, 0, &r, 1, NULL));
-	ASSERT_EQ(0, sample(fd, 0, &before, 1));
+	ASSERT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, &r, 1, NULL));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, &before, 1));
 	p = mmap(NULL, 64 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	for (i = 0; i < 64; i++)
 		p[i * psz] = 1;
-	ASSERT_EQ(0, sample(fd, 0, &after, 1));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, &after, 1));
 	EXPECT_LE(64ULL, after - before);
 	munmap(p, 64 * psz);
 	close(fd);
@@ -190,14 +129,14 @@ TEST(overflow_signal_freeze_and_restart)
 	sa.sa_sigaction = on_ovf;
 	sa.sa_flags = SA_SIGINFO;
 	ASSERT_EQ(0, sigaction(OVF_SIG, &sa, NULL));
-	fd = cpc_fd();
+	fd = cpc_dev_open();
 	ASSERT_LE(0, fd);
-	req_init(&r[0], PERF_TYPE_RAW, 0xc0, CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
+	cpc_req(&r[0], PERF_TYPE_RAW, 0xc0, CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
 		 UINT64_MAX - 999, 0);
-	req_init(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER, 0, 1);
-	ASSERT_EQ(0, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, NULL));
+	cpc_req(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER, 0, 1);
+	ASSERT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, NULL));
 	ASSERT_EQ(0, inject_ip(2, 0xc0, 999, 0, 0x400100));
-	ASSERT_EQ(0, sample(fd, 0, v, 2));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, v, 2));
 	EXPECT_EQ(UINT64_MAX, v[0]);
 	EXPECT_EQ(0, wait_ovf(1) - 0 > 0 ? 1 : 0);
 	ASSERT_EQ(0, inject_ip(2, 0xc0, 1, 0, 0x400abc));
@@ -208,7 +147,7 @@ TEST(overflow_signal_freeze_and_restart)
 	usleep(100000);
 	ASSERT_EQ(0, inject(2, 0xc0, 50));
 	ASSERT_EQ(0, inject(2, 0x3c, 50));
-	ASSERT_EQ(0, sample(fd, 0, v, 2));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, v, 2));
 	EXPECT_EQ(0ULL, v[0]);
 	EXPECT_EQ(0ULL, v[1]);
 	/* Restart from the presets; a second overflow after 1000 more. */
@@ -217,8 +156,8 @@ TEST(overflow_signal_freeze_and_restart)
 	p.index = 1;
 	p.preset = 7;
 	ASSERT_EQ(0, ioctl(fd, PMC_CPC_PRESET, &p));
-	ASSERT_EQ(0, id_op(fd, PMC_CPC_RESTART, 0));
-	ASSERT_EQ(0, sample(fd, 0, v, 2));
+	ASSERT_EQ(0, cpc_dev_id_op(fd, PMC_CPC_RESTART, 0));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, v, 2));
 	EXPECT_EQ(UINT64_MAX - 999, v[0]);
 	EXPECT_EQ(7ULL, v[1]);
 	ASSERT_EQ(0, inject_ip(2, 0xc0, 1000, 0, 0x400def));
@@ -233,30 +172,30 @@ TEST(bind_validation)
 	struct pmc_cpc_bind out;
 	int fd, i;
 
-	fd = cpc_fd();
+	fd = cpc_dev_open();
 	ASSERT_LE(0, fd);
 	for (i = 0; i < 9; i++)
-		req_init(&r[i], PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+		cpc_req(&r[i], PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
 			 CPC_COUNT_USER, 0, i);
 	memset(&out, 0, sizeof(out));
-	EXPECT_EQ(-EINVAL, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 0, &out));
-	EXPECT_EQ(-EINVAL, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 9, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 0, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 9, &out));
 	EXPECT_EQ(CPC_RESOURCE_UNAVAIL, out.subcode);
-	EXPECT_EQ(-EINVAL, bind(fd, PMC_CPC_BIND_CURLWP, 0x2, r, 1, &out));
-	EXPECT_EQ(-EINVAL, bind(fd, 7, 0, r, 1, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0x2, r, 1, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, 7, 0, r, 1, &out));
 	r[0].flags = 0x10;
-	EXPECT_EQ(-EINVAL, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 1, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 1, &out));
 	EXPECT_EQ(CPC_REQ_INVALID_FLAGS, out.subcode);
 	r[0].flags = CPC_COUNT_USER;
 	r[1].index = 0;
-	EXPECT_EQ(-EINVAL, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, &out));
 	EXPECT_EQ(CPC_CONFLICTING_REQS, out.subcode);
 	r[1].index = 1;
 	r[0].type = 42;
-	EXPECT_EQ(-EINVAL, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 1, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 1, &out));
 	EXPECT_EQ(CPC_INVALID_EVENT, out.subcode);
 	r[0].type = PERF_TYPE_SOFTWARE;
-	EXPECT_EQ(0, bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, &out));
+	EXPECT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, r, 2, &out));
 	EXPECT_EQ(-1, out.subcode);
 	close(fd);
 }
@@ -269,11 +208,11 @@ TEST(pctx_and_cpu_rules)
 	pid_t child;
 	__u64 v;
 
-	fd = cpc_fd();
-	fd2 = cpc_fd();
+	fd = cpc_dev_open();
+	fd2 = cpc_dev_open();
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, fd2);
-	req_init(&r, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_COUNT_USER, 0, 0);
+	cpc_req(&r, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_COUNT_USER, 0, 0);
 
 	child = fork();
 	ASSERT_LE(0, child);
@@ -283,14 +222,14 @@ TEST(pctx_and_cpu_rules)
 	}
 	memset(&out, 0, sizeof(out));
 	out.pid = child;
-	ASSERT_EQ(0, bind(fd, PMC_CPC_BIND_PCTX, 0, &r, 1, &out));
+	ASSERT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_PCTX, 0, &r, 1, &out));
 	EXPECT_NE(0U, out.id);
 	usleep(50000);
-	ASSERT_EQ(0, sample(fd, out.id, &v, 1));
+	ASSERT_EQ(0, cpc_dev_sample(fd, out.id, &v, 1));
 	EXPECT_LT(0ULL, v);
 	memset(&out, 0, sizeof(out));
 	out.pid = 999999;
-	EXPECT_EQ(-ESRCH, bind(fd, PMC_CPC_BIND_PCTX, 0, &r, 1, &out));
+	EXPECT_EQ(-ESRCH, cpc_dev_bind(fd, PMC_CPC_BIND_PCTX, 0, &r, 1, &out));
 
 	/* Not pinned: EINVAL; pinned: ok; second binding of that CPU: EAGAIN. */
 	memset(&out, 0, sizeof(out));
@@ -303,19 +242,19 @@ TEST(pctx_and_cpu_rules)
 		CPU_SET(3, &all);
 		ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
 	}
-	EXPECT_EQ(-EINVAL, bind(fd, PMC_CPC_BIND_CPU, 0, &r, 1, &out));
+	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CPU, 0, &r, 1, &out));
 	ASSERT_EQ(0, pin_to_cpu(3));
-	ASSERT_EQ(0, bind(fd, PMC_CPC_BIND_CPU, 0, &r, 1, &out));
-	EXPECT_EQ(-EAGAIN, bind(fd2, PMC_CPC_BIND_CPU, 0, &r, 1, &out));
+	ASSERT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_CPU, 0, &r, 1, &out));
+	EXPECT_EQ(-EAGAIN, cpc_dev_bind(fd2, PMC_CPC_BIND_CPU, 0, &r, 1, &out));
 	/* Thread sets are invalidated, new ones refused. */
 	ASSERT_EQ(0, pin_to_cpu(0));
-	EXPECT_EQ(-EAGAIN, sample(fd, 1, &v, 1));
-	EXPECT_EQ(-EAGAIN, bind(fd2, PMC_CPC_BIND_CURLWP, 0, &r, 1, NULL));
+	EXPECT_EQ(-EAGAIN, cpc_dev_sample(fd, 1, &v, 1));
+	EXPECT_EQ(-EAGAIN, cpc_dev_bind(fd2, PMC_CPC_BIND_CURLWP, 0, &r, 1, NULL));
 	/* The child holds copies of the fds: end it, then close ours. */
 	kill(child, SIGKILL);
 	waitpid(child, &status, 0);
 	close(fd);	/* releases the CPU */
-	EXPECT_EQ(0, bind(fd2, PMC_CPC_BIND_CURLWP, 0, &r, 1, NULL));
+	EXPECT_EQ(0, cpc_dev_bind(fd2, PMC_CPC_BIND_CURLWP, 0, &r, 1, NULL));
 	close(fd2);
 }
 
@@ -329,7 +268,7 @@ static void *thread_sample(void *arg)
 	pin_to_cpu(1);
 	thread_err = inject(1, 0xc0, 321);
 	if (!thread_err)
-		thread_err = sample(fd, 0, v, 2);
+		thread_err = cpc_dev_sample(fd, 0, v, 2);
 	return thread_err ? NULL : v;
 }
 
@@ -342,24 +281,25 @@ TEST(inherited_thread_has_its_own_counts)
 
 	NEED_FAKEPMU();
 	ASSERT_EQ(0, pin_to_cpu(1));
-	fd = cpc_fd();
+	fd = cpc_dev_open();
 	ASSERT_LE(0, fd);
 	/* Overflow notification is not inherited: refused, nothing bound. */
-	req_init(&r[0], PERF_TYPE_RAW, 0xc0, CPC_COUNT_USER, 10, 0);
-	req_init(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
-		 UINT64_MAX - 100000, 1);
-	EXPECT_EQ(-EOPNOTSUPP, bind(fd, PMC_CPC_BIND_CURLWP, CPC_BIND_LWP_INHERIT, r, 2, NULL));
-	EXPECT_EQ(-EINVAL, sample(fd, 0, v, 2));
+	cpc_req(&r[0], PERF_TYPE_RAW, 0xc0, CPC_COUNT_USER, 10, 0);
+	cpc_req(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
+		UINT64_MAX - 100000, 1);
+	EXPECT_EQ(-EOPNOTSUPP, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, CPC_BIND_LWP_INHERIT,
+					    r, 2, NULL));
+	EXPECT_EQ(-EINVAL, cpc_dev_sample(fd, 0, v, 2));
 
-	req_init(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER, UINT64_MAX - 100000, 1);
-	ASSERT_EQ(0, bind(fd, PMC_CPC_BIND_CURLWP, CPC_BIND_LWP_INHERIT, r, 2, NULL));
+	cpc_req(&r[1], PERF_TYPE_RAW, 0x3c, CPC_COUNT_USER, UINT64_MAX - 100000, 1);
+	ASSERT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, CPC_BIND_LWP_INHERIT, r, 2, NULL));
 	ASSERT_EQ(0, inject(1, 0xc0, 1000));
 	ASSERT_EQ(0, pthread_create(&t, NULL, thread_sample, &fd));
 	ASSERT_EQ(0, pthread_join(t, (void **)&tv));
 	ASSERT_NE(NULL, tv) TH_LOG("thread: %s", strerror(-thread_err));
 	EXPECT_EQ(331ULL, tv[0]);
 	EXPECT_EQ(UINT64_MAX - 100000, tv[1]);
-	ASSERT_EQ(0, sample(fd, 0, v, 2));
+	ASSERT_EQ(0, cpc_dev_sample(fd, 0, v, 2));
 	EXPECT_EQ(1010ULL, v[0]);
 	close(fd);
 }

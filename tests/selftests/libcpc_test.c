@@ -135,20 +135,6 @@ static int fakepmu_lines_on(int cpu)
 	return fakepmu_state_count(tag, NULL);
 }
 
-/* Wait (2 s at most) until cond() is true; returns it. */
-static bool wait_until(bool (*cond)(void *arg), void *arg)
-{
-	struct timespec ts = { 0, 1000000 };
-	int ms;
-
-	for (ms = 0; ms < 2000; ms++) {
-		if (cond(arg))
-			return true;
-		nanosleep(&ts, NULL);
-	}
-	return cond(arg);
-}
-
 static bool no_counter_on_my_cpu(void *arg)
 {
 	return fakepmu_lines_on(sched_getcpu()) == 0;

@@ -506,4 +506,101 @@ static inline int child_status(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
+/* ---- polling ---------------------------------------------------------------- */
+
+#include <stdbool.h>
+#include <time.h>
+
+/* Wait (2 s at most) until cond() is true; returns it. */
+static inline bool wait_until(bool (*cond)(void *arg), void *arg)
+{
+	struct timespec ts = { 0, 1000000 };
+	int ms;
+
+	for (ms = 0; ms < 2000; ms++) {
+		if (cond(arg))
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return cond(arg);
+}
+
+/*
+ * Raw /dev/cpc ioctls, for the tests that include <sys/cpc_impl.h> (or
+ * <libcpc.h>) before this header.  Overflow requests signal 40 (libcpc's
+ * SIGEMT) with si_code 2 (EMT_CPCOVF).
+ */
+#ifdef _SYS_CPC_IMPL_H
+#define CPC_DEV_OVF_SIG		40
+#define CPC_DEV_OVF_CODE	2
+
+static inline int cpc_dev_open(void)
+{
+	return open(PMC_CPC_PATH, O_RDWR | O_CLOEXEC);
+}
+
+static inline void cpc_req(struct pmc_cpc_request *r, __u32 type, __u64 config,
+			   __u32 flags, __u64 preset, __u32 index)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->config = config;
+	r->flags = flags;
+	r->preset = preset;
+	r->index = index;
+}
+
+/*
+ * PMC_CPC_BIND of n requests; pid, tid and cpu come from *out when it is
+ * not NULL, which receives the structure as the kernel left it.  0 or -errno.
+ */
+static inline int cpc_dev_bind(int fd, __u32 scope, __u32 flags,
+			       struct pmc_cpc_request *reqs, __u32 n,
+			       struct pmc_cpc_bind *out)
+{
+	struct pmc_cpc_bind b;
+
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.scope = scope;
+	b.flags = flags;
+	b.nreqs = n;
+	b.reqs = (uintptr_t)reqs;
+	b.signo = CPC_DEV_OVF_SIG;
+	b.si_code = CPC_DEV_OVF_CODE;
+	if (out) {
+		b.pid = out->pid;
+		b.tid = out->tid;
+		b.cpu = out->cpu;
+	}
+	if (ioctl(fd, PMC_CPC_BIND, &b) < 0) {
+		if (out)
+			*out = b;
+		return -errno;
+	}
+	if (out)
+		*out = b;
+	return 0;
+}
+
+/* PMC_CPC_SAMPLE of binding id into n values; 0 or -errno. */
+static inline int cpc_dev_sample(int fd, __u32 id, __u64 *vals, __u32 n)
+{
+	struct pmc_cpc_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.id = id;
+	s.nvals = n;
+	s.vals = (uintptr_t)vals;
+	return ioctl(fd, PMC_CPC_SAMPLE, &s) < 0 ? -errno : 0;
+}
+
+/* A request whose argument is a binding id (RELE, RESTART, ...); 0 or -errno. */
+static inline int cpc_dev_id_op(int fd, unsigned long cmd, __u32 id)
+{
+	return ioctl(fd, cmd, &id) < 0 ? -errno : 0;
+}
+#endif /* _SYS_CPC_IMPL_H */
+
 #endif /* PMC_TEST_UTIL_H */
