@@ -693,23 +693,26 @@ static long cpc_ioctl_info(void __user *argp)
 {
 	struct pmc_cpc_info info;
 	u32 size;
+	int ret;
 
 	if (get_user(size, (u32 __user *)argp))
 		return -EFAULT;
 	if (size < PMC_CPC_INFO_SIZE_VER1 || size > PAGE_SIZE)
 		return -EINVAL;
+	/* As for the other structures: a tail we do not know must be zero. */
+	if (size > sizeof(info)) {
+		ret = check_zeroed_user(argp + sizeof(info), size - sizeof(info));
+		if (ret <= 0)
+			return ret ?: -E2BIG;
+	}
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	info.abi_version = PMC_CPC_ABI_VERSION;
 	info.npic = cpc_npic;
 	info.caps = CPC_CAPS;
 	info.hw_pmu = pmc_hw_pmu_present();
-	if (copy_to_user(argp, &info, sizeof(info)))
-		return -EFAULT;
-	/* What a newer program expects beyond version 1 reads as zero. */
-	if (size > sizeof(info) && clear_user(argp + sizeof(info), size - sizeof(info)))
-		return -EFAULT;
-	return 0;
+	/* The tail a newer program knows stays zero. */
+	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
 /*
