@@ -3,7 +3,7 @@
 # pmcompat top-level Makefile.  See README.md.
 #
 #   make              module (against KDIR), tools, libraries and tests
-#   make check        install missing packages, build, host tests, stock and debug lanes
+#   make check        install missing packages, build, host tests, stock, PREEMPT_RT and debug lanes
 #   make check-fast   host tests and the stock lane only
 #   make demo         boot the stock lane and show the devices and tools at work
 #   make install      DESTDIR=... install module, headers, libraries, tools, man pages, udev rule, dkms source
@@ -15,7 +15,8 @@ PREFIX ?= /usr
 DESTDIR ?=
 
 # The kernel to build the module against: the running kernel's build tree
-# when it exists, else the newest installed Debian linux-headers-*-amd64.
+# when it exists, else the newest installed Debian linux-headers-*-amd64
+# (the stock flavour: never -rt-amd64 or -cloud-amd64; see tests/vm/stock-kdir).
 KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 		if [ -d $$d ]; then echo $$d; else tests/vm/stock-kdir; fi)
 KVER = $(shell tests/vm/kernel-release $(KDIR))
