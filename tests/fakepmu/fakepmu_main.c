@@ -80,7 +80,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
@@ -193,10 +192,8 @@ static const u16 fakepmu_zen1_hw_events[PERF_COUNT_HW_MAX] = {
 #define C(x) PERF_COUNT_HW_CACHE_##x
 #define NA (-1)		/* the operation does not exist: EINVAL */
 
-typedef int fakepmu_cache_table[C(MAX)][C(OP_MAX)][C(RESULT_MAX)];
-
 /* Skylake's codes for the generic cache events; 0: not counted (ENOENT). */
-static const fakepmu_cache_table fakepmu_intel_cache_events = {
+static const int fakepmu_intel_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
 	[C(L1D)] = {
 		[C(OP_READ)] = { 0x81d0, 0x0151 },
 		[C(OP_WRITE)] = { 0x82d0, 0 },
@@ -235,7 +232,7 @@ static const fakepmu_cache_table fakepmu_intel_cache_events = {
 };
 
 /* perf's AMD cache events for K7 to family 16h. */
-static const fakepmu_cache_table fakepmu_amd_cache_events = {
+static const int fakepmu_amd_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
 	[C(L1D)] = {
 		[C(OP_READ)] = { 0x0040, 0x0141 },
 		[C(OP_WRITE)] = { 0, 0 },
@@ -274,7 +271,7 @@ static const fakepmu_cache_table fakepmu_amd_cache_events = {
 };
 
 /* perf's AMD cache events from family 17h on. */
-static const fakepmu_cache_table fakepmu_zen1_cache_events = {
+static const int fakepmu_zen1_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
 	[C(L1D)] = {
 		[C(OP_READ)] = { 0x0040, 0xc860 },
 		[C(OP_WRITE)] = { 0, 0 },
@@ -307,10 +304,11 @@ static const fakepmu_cache_table fakepmu_zen1_cache_events = {
 	},
 };
 
+static const int (*fakepmu_cache_events)[C(OP_MAX)][C(RESULT_MAX)] = fakepmu_intel_cache_events;
+
 #undef C
 
 static const u16 *fakepmu_hw_events = fakepmu_intel_hw_events;
-static const fakepmu_cache_table *fakepmu_cache_events = &fakepmu_intel_cache_events;
 static u64 fakepmu_raw_mask = FAKEPMU_RAW_MASK;
 
 static void fakepmu_pick_vendor(void)
@@ -322,10 +320,10 @@ static void fakepmu_pick_vendor(void)
 	fakepmu_raw_mask = FAKEPMU_AMD_RAW_MASK;
 	if (boot_cpu_data.x86 >= 0x17) {
 		fakepmu_hw_events = fakepmu_zen1_hw_events;
-		fakepmu_cache_events = &fakepmu_zen1_cache_events;
+		fakepmu_cache_events = fakepmu_zen1_cache_events;
 	} else {
 		fakepmu_hw_events = fakepmu_amd_hw_events;
-		fakepmu_cache_events = &fakepmu_amd_cache_events;
+		fakepmu_cache_events = fakepmu_amd_cache_events;
 	}
 }
 
@@ -340,7 +338,7 @@ static int fakepmu_cache_code(u64 config, u64 *code)
 	    op >= PERF_COUNT_HW_CACHE_OP_MAX ||
 	    result >= PERF_COUNT_HW_CACHE_RESULT_MAX)
 		return -EINVAL;
-	val = (*fakepmu_cache_events)[type][op][result];
+	val = fakepmu_cache_events[type][op][result];
 	if (val == NA)
 		return -EINVAL;
 	if (!val)
@@ -498,7 +496,7 @@ static int fakepmu_pick_counter(struct fakepmu_cpu *fc, u64 config)
 	if (config == 0x0300)		/* a pseudo-encoding: fixed only */
 		return -EAGAIN;
 	if (!fakepmu_amd && (config & 0xffff) == FAKEPMU_PEND_MISS) {
-		if (FAKEPMU_PEND_MISS_CTR < fc->owner->ngp &&
+		if (fc->owner->ngp > FAKEPMU_PEND_MISS_CTR &&
 		    !fc->slot[FAKEPMU_PEND_MISS_CTR])
 			return FAKEPMU_PEND_MISS_CTR;
 		return -EAGAIN;
@@ -548,8 +546,12 @@ static void fakepmu_read(struct perf_event *event)
 		fakepmu_update(this_cpu_ptr(&fakepmu_cpus), event);
 }
 
-/* Hybrid: task events run only on the PMU's own CPUs. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+/*
+ * Hybrid: task events run only on the PMU's own CPUs.  6.2 replaced
+ * pmu::filter_match by pmu::filter and dropped PERF_PMU_CAP_HETEROGENEOUS_CPUS
+ * in the same change, so that flag tells which one this kernel has.
+ */
+#ifndef PERF_PMU_CAP_HETEROGENEOUS_CPUS
 static bool fakepmu_filter(struct pmu *pmu, int cpu)
 {
 	return !cpumask_test_cpu(cpu, &to_fakepmu(pmu)->cpus);
@@ -617,7 +619,7 @@ static void fakepmu_setup(struct fakepmu *fp, const char *name, int type,
 		return;
 	fp->pmu.capabilities |= PERF_PMU_CAP_EXTENDED_HW_TYPE;
 	fp->pmu.attr_groups = fakepmu_hybrid_groups;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#ifndef PERF_PMU_CAP_HETEROGENEOUS_CPUS
 	fp->pmu.filter = fakepmu_filter;
 #else
 	fp->pmu.filter_match = fakepmu_filter_match;
@@ -692,6 +694,7 @@ static int fakepmu_nmi(unsigned int type, struct pt_regs *iregs)
 	if (!READ_ONCE(fc->nmi_pending))
 		return NMI_DONE;
 	fakepmu_count(fc, &fakepmu_req);
+	/* Counting done before the waiting IPI sees the flag clear. */
 	smp_store_release(&fc->nmi_pending, 0);
 	return NMI_HANDLED;
 }
@@ -709,6 +712,7 @@ static void fakepmu_raise_nmi(void *arg)
 	WRITE_ONCE(fc->nmi_pending, 1);
 	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
 	for (us = 0; us < FAKEPMU_NMI_WAIT_US; us++) {
+		/* Pairs with the release in fakepmu_nmi(). */
 		if (!smp_load_acquire(&fc->nmi_pending))
 			return;
 		udelay(1);
