@@ -1,20 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fakepmu - a test-only "cpu" PMU for machines without a hardware PMU.
- *
- * It registers with perf as "cpu" with type PERF_TYPE_RAW, so perf routes
- * PERF_TYPE_HARDWARE, PERF_TYPE_HW_CACHE and PERF_TYPE_RAW events to it.  It
- * looks like a small Intel architectural PMU: ncounters general-purpose 48-bit
- * counters per CPU, raw configs in PERFEVTSEL layout, the architectural codes
- * for the generic events and Skylake's codes for the cache events.
+ * fakepmu - a test-only CPU PMU for machines without a hardware PMU.
  *
  * Nothing counts by itself.  A test writes
- *   cpu=N event=0xUUEE count=C [mode=user|kernel] [ip=0xADDR]
- * to /sys/kernel/debug/fakepmu/inject; CPU N then, in hard-interrupt context,
- * advances every running counter whose code matches and whose mode filter
- * admits the mode by C, raising overflows through perf_event_overflow() with
- * the given ip exactly as a PMI handler would.  /sys/kernel/debug/fakepmu/state
- * lists the counters in use.
+ *   cpu=N event=0xXUUEE count=C [mode=user|kernel] [ip=0xADDR]
+ * to /sys/kernel/debug/fakepmu/inject; CPU N then advances every running
+ * counter whose code matches and whose mode filter admits the mode by C, and
+ * raises an overflow through perf_event_overflow() with the given ip for every
+ * sampling period that elapses.  The write returns when all of that is done.
+ * /sys/kernel/debug/fakepmu/state lists the counters in use, and
+ * /sys/kernel/debug/fakepmu/nmi_overflows counts the overflows delivered from
+ * NMI context.
+ *
+ * What it models, because code on top of perf meets it on real hardware:
+ *
+ * - Overflows arrive in an NMI, as x86's PMI does.  The target CPU sends
+ *   itself an NMI (apic->send_IPI, exported) and an NMI_LOCAL handler that
+ *   claims only the NMIs this module raised (a per-CPU pending flag) does the
+ *   counting and the perf_event_overflow() calls, with in_nmi() true.  The
+ *   NMI is raised from a function call IPI that spins, interrupts off, until
+ *   the handler clears the flag: so the handler never races pmu::add/del on
+ *   that CPU, takes no lock, and the write completes when the IPI returns.
+ *
+ * - Intel layout (the default, any vendor but AMD and Hygon): ncounters
+ *   general-purpose 48-bit counters (default 4) and three fixed counters.
+ *   Raw configs are PERFEVTSEL words (event, umask, edge, inv, cmask).  As on
+ *   Skylake, a config of exactly 0x00c0 (INST_RETIRED.ANY) may use fixed
+ *   counter 0, 0x003c (CPU_CLK_UNHALTED.CORE) fixed counter 1, both also any
+ *   general-purpose counter, the fixed one preferred; 0x0300 (the
+ *   CPU_CLK_UNHALTED.REF pseudo-encoding) runs on fixed counter 2 only.
+ *   0x0148 (L1D_PEND_MISS.PENDING, whatever its edge/inv/cmask) runs on
+ *   general-purpose counter 2 only, as on Sandy Bridge to Haswell, so two such
+ *   pinned events cannot share a CPU.  perf's generic events use the
+ *   architectural codes (and 0x0300 for reference cycles, as perf does on
+ *   Intel), cache events Skylake's codes.  The state file names the counter:
+ *   slot=N or slot=fixedN.
+ *
+ * - AMD layout, when the CPU is AMD or Hygon: six general-purpose 48-bit
+ *   counters by default, no fixed counters, no constraints, raw configs in
+ *   PERF_CTL layout (event select bits 7:0 and 35:32, unit mask, edge, inv,
+ *   cmask) and perf's AMD codes for the generic and cache events: the
+ *   K7-to-family-16h tables below family 17h (TCG's "-cpu max" is family
+ *   0Fh), the Zen 1 tables from family 17h on (perf picks newer tables for
+ *   Zen 2 and Zen 4; those are not modelled).  The inject file names an AMD
+ *   event select's bits 11:8 in event= bits 19:16.
+ *
+ * - Raw configs with any other bit set are refused with EINVAL.  Real x86
+ *   drivers silently mask them off instead; refusing catches callers that
+ *   pass control bits (USR, OS, INT, EN) in the config.
+ *
+ * - hybrid=1 registers two PMUs, like Alder Lake: "cpu_core" (type
+ *   PERF_TYPE_RAW) on the first half of the CPUs online at load time (rounded
+ *   up) and "cpu_atom" (a dynamic type, atom_ncounters general-purpose
+ *   counters, default 3) on all the others.  Each has a sysfs "cpus" file,
+ *   refuses events bound to another PMU's CPU with ENOENT as
+ *   x86_pmu_event_init() does, counts task events only while the task runs on
+ *   one of its CPUs (pmu::filter, pmu::filter_match before 6.2), and takes
+ *   PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE events carrying its type in
+ *   config bits 63:32 (PERF_PMU_CAP_EXTENDED_HW_TYPE).  An injection counts on
+ *   whichever PMU owns the CPU.
  *
  * perf_event_overflow() is not exported to modules (every real PMU driver is
  * built in), so this test-only module resolves its address at load time by
@@ -23,8 +67,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
-#include <linux/irq_work.h>
+#include <linux/delay.h>
+#include <linux/device.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -34,49 +80,120 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#include <asm/processor.h>
 #include <asm/segment.h>
 
 #include "inject_parse.h"
 
 #define FAKEPMU_MAX_COUNTERS	32
+#define FAKEPMU_FIXED		32	/* index of fixed counter 0, as on Intel */
+#define FAKEPMU_NFIXED		3
+#define FAKEPMU_NSLOTS		(FAKEPMU_FIXED + FAKEPMU_NFIXED)
 #define FAKEPMU_WIDTH		48
 #define FAKEPMU_MASK		((1ULL << FAKEPMU_WIDTH) - 1)
 #define FAKEPMU_MAX_PERIOD	((1ULL << (FAKEPMU_WIDTH - 1)) - 1)
 
 /* PERFEVTSEL fields a raw config may carry: event, umask, edge, inv, cmask. */
 #define FAKEPMU_RAW_MASK	0xff84ffffULL
+/* AMD PERF_CTL: the same plus event select bits 11:8 in bits 35:32. */
+#define FAKEPMU_AMD_RAW_MASK	0xfff84ffffULL
 
-static unsigned int ncounters = 4;
-module_param(ncounters, uint, 0444);
-MODULE_PARM_DESC(ncounters, "general-purpose counters per CPU (1-32, default 4)");
+/* The general-purpose counter L1D_PEND_MISS.PENDING is constrained to. */
+#define FAKEPMU_PEND_MISS	0x0148
+#define FAKEPMU_PEND_MISS_CTR	2
+
+/* How long the target CPU waits for its own NMI. */
+#define FAKEPMU_NMI_WAIT_US	1000000
+
+static int ncounters = -1;
+module_param(ncounters, int, 0444);
+MODULE_PARM_DESC(ncounters, "general-purpose counters per CPU (1-32; default 4 on Intel, 6 on AMD)");
+
+static int atom_ncounters = 3;
+module_param(atom_ncounters, int, 0444);
+MODULE_PARM_DESC(atom_ncounters, "general-purpose counters per cpu_atom CPU with hybrid=1 (1-32, default 3)");
+
+static bool hybrid;
+module_param(hybrid, bool, 0444);
+MODULE_PARM_DESC(hybrid, "register cpu_core and cpu_atom PMUs, half of the CPUs each");
+
+struct fakepmu {
+	struct pmu pmu;
+	const char *name;
+	int type;			/* asked of perf_pmu_register() */
+	unsigned int ngp;		/* general-purpose counters */
+	cpumask_t cpus;
+	bool registered;
+};
+
+static struct fakepmu fakepmu_pmus[2];
+static unsigned int fakepmu_npmus;
 
 struct fakepmu_cpu {
-	struct perf_event *slot[FAKEPMU_MAX_COUNTERS];
-	u64 hw[FAKEPMU_MAX_COUNTERS];	/* the 48-bit counter registers */
+	struct fakepmu *owner;
+	struct perf_event *slot[FAKEPMU_NSLOTS];
+	u64 hw[FAKEPMU_NSLOTS];		/* the 48-bit counter registers */
+	int nmi_pending;		/* this CPU raised an NMI for an injection */
 };
 
 static DEFINE_PER_CPU(struct fakepmu_cpu, fakepmu_cpus);
+
+static bool fakepmu_amd;
+static atomic_t fakepmu_nmi_overflows = ATOMIC_INIT(0);
 
 static int (*fakepmu_overflow)(struct perf_event *event,
 			       struct perf_sample_data *data,
 			       struct pt_regs *regs);
 
-/* Architectural encodings of the generic hardware events; 0: none. */
-static const u16 fakepmu_hw_events[PERF_COUNT_HW_MAX] = {
+static struct fakepmu *to_fakepmu(struct pmu *pmu)
+{
+	return container_of(pmu, struct fakepmu, pmu);
+}
+
+/* ---- event codes ------------------------------------------------------- */
+
+/* Generic hardware events; 0: none (ENOENT). */
+static const u16 fakepmu_intel_hw_events[PERF_COUNT_HW_MAX] = {
 	[PERF_COUNT_HW_CPU_CYCLES] = 0x003c,
 	[PERF_COUNT_HW_INSTRUCTIONS] = 0x00c0,
 	[PERF_COUNT_HW_CACHE_REFERENCES] = 0x4f2e,
 	[PERF_COUNT_HW_CACHE_MISSES] = 0x412e,
 	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] = 0x00c4,
 	[PERF_COUNT_HW_BRANCH_MISSES] = 0x00c5,
-	[PERF_COUNT_HW_REF_CPU_CYCLES] = 0x013c,
+	[PERF_COUNT_HW_REF_CPU_CYCLES] = 0x0300,
+};
+
+/* perf's map for AMD K7 to family 16h. */
+static const u16 fakepmu_amd_hw_events[PERF_COUNT_HW_MAX] = {
+	[PERF_COUNT_HW_CPU_CYCLES] = 0x0076,
+	[PERF_COUNT_HW_INSTRUCTIONS] = 0x00c0,
+	[PERF_COUNT_HW_CACHE_REFERENCES] = 0x077d,
+	[PERF_COUNT_HW_CACHE_MISSES] = 0x077e,
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] = 0x00c2,
+	[PERF_COUNT_HW_BRANCH_MISSES] = 0x00c3,
+	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND] = 0x00d0,
+	[PERF_COUNT_HW_STALLED_CYCLES_BACKEND] = 0x00d1,
+};
+
+/* perf's map for AMD family 17h (Zen 1). */
+static const u16 fakepmu_zen1_hw_events[PERF_COUNT_HW_MAX] = {
+	[PERF_COUNT_HW_CPU_CYCLES] = 0x0076,
+	[PERF_COUNT_HW_INSTRUCTIONS] = 0x00c0,
+	[PERF_COUNT_HW_CACHE_REFERENCES] = 0xff60,
+	[PERF_COUNT_HW_CACHE_MISSES] = 0x0964,
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] = 0x00c2,
+	[PERF_COUNT_HW_BRANCH_MISSES] = 0x00c3,
+	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND] = 0x0287,
+	[PERF_COUNT_HW_STALLED_CYCLES_BACKEND] = 0x0187,
 };
 
 #define C(x) PERF_COUNT_HW_CACHE_##x
 #define NA (-1)		/* the operation does not exist: EINVAL */
 
 /* Skylake's codes for the generic cache events; 0: not counted (ENOENT). */
-static const int fakepmu_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
+static const int fakepmu_intel_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
 	[C(L1D)] = {
 		[C(OP_READ)] = { 0x81d0, 0x0151 },
 		[C(OP_WRITE)] = { 0x82d0, 0 },
@@ -114,7 +231,101 @@ static const int fakepmu_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
 	},
 };
 
+/* perf's AMD cache events for K7 to family 16h. */
+static const int fakepmu_amd_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
+	[C(L1D)] = {
+		[C(OP_READ)] = { 0x0040, 0x0141 },
+		[C(OP_WRITE)] = { 0, 0 },
+		[C(OP_PREFETCH)] = { 0x0267, 0x0167 },
+	},
+	[C(L1I)] = {
+		[C(OP_READ)] = { 0x0080, 0x0081 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { 0x014b, 0 },
+	},
+	[C(LL)] = {
+		[C(OP_READ)] = { 0x037d, 0x037e },
+		[C(OP_WRITE)] = { 0x017f, 0 },
+		[C(OP_PREFETCH)] = { 0, 0 },
+	},
+	[C(DTLB)] = {
+		[C(OP_READ)] = { 0x0040, 0x0746 },
+		[C(OP_WRITE)] = { 0, 0 },
+		[C(OP_PREFETCH)] = { 0, 0 },
+	},
+	[C(ITLB)] = {
+		[C(OP_READ)] = { 0x0080, 0x0385 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { NA, NA },
+	},
+	[C(BPU)] = {
+		[C(OP_READ)] = { 0x00c2, 0x00c3 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { NA, NA },
+	},
+	[C(NODE)] = {
+		[C(OP_READ)] = { 0xb8e9, 0x98e9 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { NA, NA },
+	},
+};
+
+/* perf's AMD cache events from family 17h on. */
+static const int fakepmu_zen1_cache_events[C(MAX)][C(OP_MAX)][C(RESULT_MAX)] = {
+	[C(L1D)] = {
+		[C(OP_READ)] = { 0x0040, 0xc860 },
+		[C(OP_WRITE)] = { 0, 0 },
+		[C(OP_PREFETCH)] = { 0xff5a, 0 },
+	},
+	[C(L1I)] = {
+		[C(OP_READ)] = { 0x0080, 0x0081 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { 0, 0 },
+	},
+	[C(DTLB)] = {
+		[C(OP_READ)] = { 0xff45, 0xf045 },
+		[C(OP_WRITE)] = { 0, 0 },
+		[C(OP_PREFETCH)] = { 0, 0 },
+	},
+	[C(ITLB)] = {
+		[C(OP_READ)] = { 0x0084, 0xff85 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { NA, NA },
+	},
+	[C(BPU)] = {
+		[C(OP_READ)] = { 0x00c2, 0x00c3 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { NA, NA },
+	},
+	[C(NODE)] = {
+		[C(OP_READ)] = { 0, 0 },
+		[C(OP_WRITE)] = { NA, NA },
+		[C(OP_PREFETCH)] = { NA, NA },
+	},
+};
+
+static const int (*fakepmu_cache_events)[C(OP_MAX)][C(RESULT_MAX)] = fakepmu_intel_cache_events;
+
 #undef C
+
+static const u16 *fakepmu_hw_events = fakepmu_intel_hw_events;
+static u64 fakepmu_raw_mask = FAKEPMU_RAW_MASK;
+
+static void fakepmu_pick_vendor(void)
+{
+	fakepmu_amd = boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
+		      boot_cpu_data.x86_vendor == X86_VENDOR_HYGON;
+	if (!fakepmu_amd)
+		return;
+	fakepmu_raw_mask = FAKEPMU_AMD_RAW_MASK;
+	if (boot_cpu_data.x86 >= 0x17) {
+		fakepmu_hw_events = fakepmu_zen1_hw_events;
+		fakepmu_cache_events = fakepmu_zen1_cache_events;
+	} else {
+		fakepmu_hw_events = fakepmu_amd_hw_events;
+		fakepmu_cache_events = fakepmu_amd_cache_events;
+	}
+}
 
 static int fakepmu_cache_code(u64 config, u64 *code)
 {
@@ -136,33 +347,44 @@ static int fakepmu_cache_code(u64 config, u64 *code)
 	return 0;
 }
 
+/* The inject file's name for a config: umask << 8 | event | evsel[11:8] << 16. */
+static u32 fakepmu_inject_code(u64 config)
+{
+	return (config & 0xffff) | (((config >> 32) & 0xf) << 16);
+}
+
+/* ---- the PMU ----------------------------------------------------------- */
+
 static int fakepmu_event_init(struct perf_event *event)
 {
+	struct fakepmu *fp = to_fakepmu(event->pmu);
 	struct perf_event_attr *attr = &event->attr;
 	struct hw_perf_event *hwc = &event->hw;
 	u64 code;
 	int ret;
 
-	switch (attr->type) {
-	case PERF_TYPE_RAW:
-		if (attr->config & ~FAKEPMU_RAW_MASK)
+	if (attr->type != event->pmu->type && attr->type != PERF_TYPE_HARDWARE &&
+	    attr->type != PERF_TYPE_HW_CACHE)
+		return -ENOENT;
+	/* A hybrid PMU refuses another PMU's CPUs, as x86_pmu_event_init(). */
+	if (hybrid && event->cpu != -1 && !cpumask_test_cpu(event->cpu, &fp->cpus))
+		return -ENOENT;
+
+	if (attr->type == event->pmu->type) {
+		if (attr->config & ~fakepmu_raw_mask)
 			return -EINVAL;
 		code = attr->config;
-		break;
-	case PERF_TYPE_HARDWARE:
+	} else if (attr->type == PERF_TYPE_HARDWARE) {
+		/* perf core has stripped an extended type from bits 63:32. */
 		if (attr->config >= PERF_COUNT_HW_MAX)
 			return -EINVAL;
 		code = fakepmu_hw_events[attr->config];
 		if (!code)
 			return -ENOENT;
-		break;
-	case PERF_TYPE_HW_CACHE:
+	} else {
 		ret = fakepmu_cache_code(attr->config, &code);
 		if (ret)
 			return ret;
-		break;
-	default:
-		return -ENOENT;
 	}
 
 	if (attr->precise_ip || has_branch_stack(event))
@@ -247,20 +469,59 @@ static void fakepmu_stop(struct perf_event *event, int flags)
 	}
 }
 
+/* The fixed counter a config may use, or -1. */
+static int fakepmu_fixed_counter(u64 config)
+{
+	if (fakepmu_amd)
+		return -1;
+	switch (config) {
+	case 0x00c0:
+		return 0;
+	case 0x003c:
+		return 1;
+	case 0x0300:
+		return 2;
+	}
+	return -1;
+}
+
+/* Pick a free counter the event may use, as x86's scheduler would. */
+static int fakepmu_pick_counter(struct fakepmu_cpu *fc, u64 config)
+{
+	int fixed = fakepmu_fixed_counter(config);
+	unsigned int i;
+
+	if (fixed >= 0 && !fc->slot[FAKEPMU_FIXED + fixed])
+		return FAKEPMU_FIXED + fixed;
+	if (config == 0x0300)		/* a pseudo-encoding: fixed only */
+		return -EAGAIN;
+	if (!fakepmu_amd && (config & 0xffff) == FAKEPMU_PEND_MISS) {
+		if (fc->owner->ngp > FAKEPMU_PEND_MISS_CTR &&
+		    !fc->slot[FAKEPMU_PEND_MISS_CTR])
+			return FAKEPMU_PEND_MISS_CTR;
+		return -EAGAIN;
+	}
+	for (i = 0; i < fc->owner->ngp; i++)
+		if (!fc->slot[i])
+			return i;
+	return -EAGAIN;
+}
+
 static int fakepmu_add(struct perf_event *event, int flags)
 {
 	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
 	struct hw_perf_event *hwc = &event->hw;
-	unsigned int i;
+	int idx;
 
-	for (i = 0; i < ncounters; i++)
-		if (!fc->slot[i])
-			break;
-	if (i == ncounters)
+	/* The filter keeps task events off other PMUs' CPUs; be sure. */
+	if (fc->owner != to_fakepmu(event->pmu))
 		return -EAGAIN;
+	idx = fakepmu_pick_counter(fc, hwc->config);
+	if (idx < 0)
+		return idx;
 
-	fc->slot[i] = event;
-	hwc->idx = i;
+	fc->slot[idx] = event;
+	hwc->idx = idx;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		fakepmu_start(event, PERF_EF_RELOAD);
@@ -286,10 +547,50 @@ static void fakepmu_read(struct perf_event *event)
 }
 
 /*
+ * Hybrid: task events run only on the PMU's own CPUs.  6.2 replaced
+ * pmu::filter_match by pmu::filter and dropped PERF_PMU_CAP_HETEROGENEOUS_CPUS
+ * in the same change, so that flag tells which one this kernel has.
+ */
+#ifndef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+static bool fakepmu_filter(struct pmu *pmu, int cpu)
+{
+	return !cpumask_test_cpu(cpu, &to_fakepmu(pmu)->cpus);
+}
+#else
+static int fakepmu_filter_match(struct perf_event *event)
+{
+	return cpumask_test_cpu(smp_processor_id(), &to_fakepmu(event->pmu)->cpus);
+}
+#endif
+
+static ssize_t cpus_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
+
+	return cpumap_print_to_pagebuf(true, buf, &to_fakepmu(pmu)->cpus);
+}
+static DEVICE_ATTR_RO(cpus);
+
+static struct attribute *fakepmu_hybrid_attrs[] = {
+	&dev_attr_cpus.attr,
+	NULL,
+};
+
+static const struct attribute_group fakepmu_hybrid_group = {
+	.attrs = fakepmu_hybrid_attrs,
+};
+
+static const struct attribute_group *fakepmu_hybrid_groups[] = {
+	&fakepmu_hybrid_group,
+	NULL,
+};
+
+/*
  * Before 6.2, perf_pmu_register() remembers for good that a PMU took the
  * per-task hardware context and WARNs on the next one, so reloading this
  * module would lose per-task events.  PMUs that declare heterogeneous CPUs
- * are exempt; the flag changes nothing else and is gone after 6.1.
+ * are exempt (and two hybrid PMUs need it to share that context); the flag
+ * changes nothing else and is gone after 6.1.
  */
 #ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
 #define FAKEPMU_CAPS	PERF_PMU_CAP_HETEROGENEOUS_CPUS
@@ -297,27 +598,42 @@ static void fakepmu_read(struct perf_event *event)
 #define FAKEPMU_CAPS	0
 #endif
 
-static struct pmu fakepmu_pmu = {
-	.module		= THIS_MODULE,
-	.capabilities	= FAKEPMU_CAPS,
-	.task_ctx_nr	= perf_hw_context,
-	.event_init	= fakepmu_event_init,
-	.add		= fakepmu_add,
-	.del		= fakepmu_del,
-	.start		= fakepmu_start,
-	.stop		= fakepmu_stop,
-	.read		= fakepmu_read,
-};
+static void fakepmu_setup(struct fakepmu *fp, const char *name, int type,
+			  unsigned int ngp)
+{
+	fp->name = name;
+	fp->type = type;
+	fp->ngp = ngp;
+	fp->pmu = (struct pmu) {
+		.module		= THIS_MODULE,
+		.capabilities	= FAKEPMU_CAPS,
+		.task_ctx_nr	= perf_hw_context,
+		.event_init	= fakepmu_event_init,
+		.add		= fakepmu_add,
+		.del		= fakepmu_del,
+		.start		= fakepmu_start,
+		.stop		= fakepmu_stop,
+		.read		= fakepmu_read,
+	};
+	if (!hybrid)
+		return;
+	fp->pmu.capabilities |= PERF_PMU_CAP_EXTENDED_HW_TYPE;
+	fp->pmu.attr_groups = fakepmu_hybrid_groups;
+#ifndef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+	fp->pmu.filter = fakepmu_filter;
+#else
+	fp->pmu.filter_match = fakepmu_filter_match;
+#endif
+}
 
 /* ---- injection ---------------------------------------------------------- */
 
 static DEFINE_MUTEX(fakepmu_inject_lock);
 static struct fakepmu_inject fakepmu_req;	/* under fakepmu_inject_lock */
-static DECLARE_COMPLETION(fakepmu_inject_done);
 
 static bool fakepmu_admits(struct perf_event *event, const struct fakepmu_inject *req)
 {
-	if ((event->hw.config & 0xffff) != req->event)
+	if (fakepmu_inject_code(event->hw.config) != req->event)
 		return false;
 	return req->kernel ? !event->attr.exclude_kernel : !event->attr.exclude_user;
 }
@@ -338,20 +654,21 @@ static void fakepmu_advance(struct fakepmu_cpu *fc, struct perf_event *event,
 		if (step < to_wrap)
 			break;
 
-		/* The counter wrapped: this is where a PMI would arrive. */
+		/* The counter wrapped: the PMI is being handled. */
 		fakepmu_update(fc, event);
 		if (!fakepmu_set_period(fc, event) || !is_sampling_event(event))
 			continue;
 		perf_sample_data_init(&data, 0, hwc->last_period);
+		if (in_nmi())
+			atomic_inc(&fakepmu_nmi_overflows);
 		if (fakepmu_overflow(event, &data, regs))
 			fakepmu_stop(event, 0);
 	}
 }
 
-static void fakepmu_inject_irq(struct irq_work *work)
+/* The PMI: count what was injected on this CPU. */
+static void fakepmu_count(struct fakepmu_cpu *fc, const struct fakepmu_inject *req)
 {
-	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
-	const struct fakepmu_inject *req = &fakepmu_req;
 	struct pt_regs regs = {};
 	unsigned int i;
 
@@ -360,22 +677,48 @@ static void fakepmu_inject_irq(struct irq_work *work)
 	regs.ss = req->kernel ? __KERNEL_DS : __USER_DS;
 	regs.flags = X86_EFLAGS_IF | X86_EFLAGS_FIXED;
 
-	for (i = 0; i < ncounters; i++) {
+	for (i = 0; i < FAKEPMU_NSLOTS; i++) {
 		struct perf_event *event = fc->slot[i];
 
 		if (event && !(event->hw.state & PERF_HES_STOPPED) &&
 		    fakepmu_admits(event, req))
 			fakepmu_advance(fc, event, req->count, &regs);
 	}
-	complete(&fakepmu_inject_done);
 }
 
-static struct irq_work fakepmu_inject_work = IRQ_WORK_INIT_HARD(fakepmu_inject_irq);
-
-/* Runs on the target CPU with interrupts off; the irq_work fires right after. */
-static void fakepmu_queue_on_this_cpu(void *unused)
+/* NMI_LOCAL handler: claims only the NMIs this CPU raised for an injection. */
+static int fakepmu_nmi(unsigned int type, struct pt_regs *iregs)
 {
-	irq_work_queue(&fakepmu_inject_work);
+	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
+
+	if (!READ_ONCE(fc->nmi_pending))
+		return NMI_DONE;
+	fakepmu_count(fc, &fakepmu_req);
+	/* Counting done before the waiting IPI sees the flag clear. */
+	smp_store_release(&fc->nmi_pending, 0);
+	return NMI_HANDLED;
+}
+
+/*
+ * Runs on the target CPU, interrupts off: raise an NMI on this CPU and wait
+ * for the handler to finish with the request.
+ */
+static void fakepmu_raise_nmi(void *arg)
+{
+	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
+	int *ret = arg;
+	unsigned int us;
+
+	WRITE_ONCE(fc->nmi_pending, 1);
+	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
+	for (us = 0; us < FAKEPMU_NMI_WAIT_US; us++) {
+		/* Pairs with the release in fakepmu_nmi(). */
+		if (!smp_load_acquire(&fc->nmi_pending))
+			return;
+		udelay(1);
+	}
+	if (xchg(&fc->nmi_pending, 0))
+		*ret = -ETIMEDOUT;
 }
 
 static ssize_t fakepmu_inject_write(struct file *file, const char __user *ubuf,
@@ -393,6 +736,9 @@ static ssize_t fakepmu_inject_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	if (req.cpu >= nr_cpu_ids)
 		return -EINVAL;
+	/* Event select bits 11:8 exist only on AMD. */
+	if (!fakepmu_amd && req.event > 0xffff)
+		return -EINVAL;
 
 	cpus_read_lock();
 	if (!cpu_online(req.cpu)) {
@@ -401,13 +747,14 @@ static ssize_t fakepmu_inject_write(struct file *file, const char __user *ubuf,
 	}
 	mutex_lock(&fakepmu_inject_lock);
 	fakepmu_req = req;
-	reinit_completion(&fakepmu_inject_done);
-	ret = smp_call_function_single(req.cpu, fakepmu_queue_on_this_cpu, NULL, 1);
-	if (!ret)
-		wait_for_completion(&fakepmu_inject_done);
+	ret = 0;
+	if (smp_call_function_single(req.cpu, fakepmu_raise_nmi, &ret, 1))
+		ret = -ENODEV;
 	mutex_unlock(&fakepmu_inject_lock);
 out_cpus:
 	cpus_read_unlock();
+	if (ret == -ETIMEDOUT)
+		pr_err("CPU %u took no NMI\n", req.cpu);
 	return ret ? ret : len;
 }
 
@@ -420,11 +767,12 @@ static const struct file_operations fakepmu_inject_fops = {
 
 struct fakepmu_snap {
 	unsigned int n;
+	const char *pmu;
 	struct {
 		unsigned int slot;
 		u64 config, count, period;
 		bool user, kernel;
-	} c[FAKEPMU_MAX_COUNTERS];
+	} c[FAKEPMU_NSLOTS];
 };
 
 static void fakepmu_snapshot(void *arg)
@@ -434,7 +782,8 @@ static void fakepmu_snapshot(void *arg)
 	unsigned int i;
 
 	s->n = 0;
-	for (i = 0; i < ncounters; i++) {
+	s->pmu = fc->owner ? fc->owner->name : "?";
+	for (i = 0; i < FAKEPMU_NSLOTS; i++) {
 		struct perf_event *event = fc->slot[i];
 
 		if (!event)
@@ -455,6 +804,7 @@ static int fakepmu_state_show(struct seq_file *m, void *v)
 {
 	struct fakepmu_snap *s;
 	unsigned int cpu, i;
+	char slot[16];
 
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
@@ -463,10 +813,19 @@ static int fakepmu_state_show(struct seq_file *m, void *v)
 	for_each_online_cpu(cpu) {
 		if (smp_call_function_single(cpu, fakepmu_snapshot, s, 1))
 			continue;
-		for (i = 0; i < s->n; i++)
-			seq_printf(m, "cpu=%u slot=%u config=0x%llx user=%d kernel=%d count=%llu period=%llu\n",
-				   cpu, s->c[i].slot, s->c[i].config, s->c[i].user,
+		for (i = 0; i < s->n; i++) {
+			if (s->c[i].slot >= FAKEPMU_FIXED)
+				snprintf(slot, sizeof(slot), "fixed%u",
+					 s->c[i].slot - FAKEPMU_FIXED);
+			else
+				snprintf(slot, sizeof(slot), "%u", s->c[i].slot);
+			seq_printf(m, "cpu=%u slot=%s config=0x%llx user=%d kernel=%d count=%llu period=%llu",
+				   cpu, slot, s->c[i].config, s->c[i].user,
 				   s->c[i].kernel, s->c[i].count, s->c[i].period);
+			if (hybrid)
+				seq_printf(m, " pmu=%s", s->pmu);
+			seq_putc(m, '\n');
+		}
 	}
 	cpus_read_unlock();
 	kfree(s);
@@ -504,24 +863,66 @@ static int fakepmu_resolve_overflow(void)
 	return 0;
 }
 
-static bool fakepmu_hw_pmu_present(void)
+static bool fakepmu_pmu_present(const char *name)
 {
+	char p[64];
 	struct path path;
 
-	if (kern_path("/sys/bus/event_source/devices/cpu", LOOKUP_FOLLOW, &path))
+	snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s", name);
+	if (kern_path(p, LOOKUP_FOLLOW, &path))
 		return false;
 	path_put(&path);
 	return true;
 }
 
+/* Split the CPUs between the PMUs and point every CPU at its own. */
+static int fakepmu_assign_cpus(void)
+{
+	unsigned int cpu, ncore, n = 0;
+
+	if (!hybrid) {
+		cpumask_copy(&fakepmu_pmus[0].cpus, cpu_possible_mask);
+	} else {
+		cpus_read_lock();
+		ncore = (num_online_cpus() + 1) / 2;
+		for_each_online_cpu(cpu)
+			if (n++ < ncore)
+				cpumask_set_cpu(cpu, &fakepmu_pmus[0].cpus);
+		cpus_read_unlock();
+		cpumask_andnot(&fakepmu_pmus[1].cpus, cpu_possible_mask,
+			       &fakepmu_pmus[0].cpus);
+		if (cpumask_empty(&fakepmu_pmus[1].cpus))
+			return -EINVAL;
+	}
+	for_each_possible_cpu(cpu)
+		per_cpu(fakepmu_cpus, cpu).owner =
+			cpumask_test_cpu(cpu, &fakepmu_pmus[0].cpus) ?
+			&fakepmu_pmus[0] : &fakepmu_pmus[1];
+	return 0;
+}
+
+static void fakepmu_unregister(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < fakepmu_npmus; i++)
+		if (fakepmu_pmus[i].registered)
+			perf_pmu_unregister(&fakepmu_pmus[i].pmu);
+}
+
 static int __init fakepmu_init(void)
 {
+	unsigned int i;
 	int ret;
 
-	if (!ncounters || ncounters > FAKEPMU_MAX_COUNTERS)
+	fakepmu_pick_vendor();
+	if (ncounters == -1)
+		ncounters = fakepmu_amd ? 6 : 4;
+	if (ncounters < 1 || ncounters > FAKEPMU_MAX_COUNTERS ||
+	    atom_ncounters < 1 || atom_ncounters > FAKEPMU_MAX_COUNTERS)
 		return -EINVAL;
-	if (fakepmu_hw_pmu_present()) {
-		pr_err("a \"cpu\" PMU is already registered; fakepmu is only for machines without one\n");
+	if (fakepmu_pmu_present("cpu") || fakepmu_pmu_present("cpu_core")) {
+		pr_err("a CPU PMU is already registered; fakepmu is only for machines without one\n");
 		return -EEXIST;
 	}
 	ret = fakepmu_resolve_overflow();
@@ -530,28 +931,64 @@ static int __init fakepmu_init(void)
 		return ret;
 	}
 
-	ret = perf_pmu_register(&fakepmu_pmu, "cpu", PERF_TYPE_RAW);
+	if (hybrid) {
+		fakepmu_setup(&fakepmu_pmus[0], "cpu_core", PERF_TYPE_RAW, ncounters);
+		fakepmu_setup(&fakepmu_pmus[1], "cpu_atom", -1, atom_ncounters);
+		fakepmu_npmus = 2;
+	} else {
+		fakepmu_setup(&fakepmu_pmus[0], "cpu", PERF_TYPE_RAW, ncounters);
+		fakepmu_npmus = 1;
+	}
+	ret = fakepmu_assign_cpus();
+	if (ret) {
+		pr_err("hybrid=1 needs two online CPUs\n");
+		return ret;
+	}
+
+	ret = register_nmi_handler(NMI_LOCAL, fakepmu_nmi, 0, "fakepmu");
 	if (ret)
 		return ret;
-	if (fakepmu_pmu.type != PERF_TYPE_RAW) {
-		pr_err("PERF_TYPE_RAW is taken by another PMU\n");
-		perf_pmu_unregister(&fakepmu_pmu);
-		return -EEXIST;
+	for (i = 0; i < fakepmu_npmus; i++) {
+		struct fakepmu *fp = &fakepmu_pmus[i];
+
+		ret = perf_pmu_register(&fp->pmu, fp->name, fp->type);
+		if (ret)
+			goto fail;
+		fp->registered = true;
+		if (fp->type == PERF_TYPE_RAW && fp->pmu.type != PERF_TYPE_RAW) {
+			pr_err("PERF_TYPE_RAW is taken by another PMU\n");
+			ret = -EEXIST;
+			goto fail;
+		}
 	}
 
 	fakepmu_dir = debugfs_create_dir("fakepmu", NULL);
 	debugfs_create_file("inject", 0200, fakepmu_dir, NULL, &fakepmu_inject_fops);
 	debugfs_create_file("state", 0400, fakepmu_dir, NULL, &fakepmu_state_fops);
-	pr_info("test PMU registered: %u counters per CPU, %d bits\n",
-		ncounters, FAKEPMU_WIDTH);
+	debugfs_create_atomic_t("nmi_overflows", 0400, fakepmu_dir, &fakepmu_nmi_overflows);
+	if (hybrid)
+		pr_info("test PMUs registered: cpu_core (type %d, CPUs %*pbl, %u counters), cpu_atom (type %d, CPUs %*pbl, %u counters), %d bits\n",
+			fakepmu_pmus[0].pmu.type, cpumask_pr_args(&fakepmu_pmus[0].cpus),
+			fakepmu_pmus[0].ngp, fakepmu_pmus[1].pmu.type,
+			cpumask_pr_args(&fakepmu_pmus[1].cpus), fakepmu_pmus[1].ngp,
+			FAKEPMU_WIDTH);
+	else
+		pr_info("test PMU registered: %s layout, %u counters per CPU%s, %d bits\n",
+			fakepmu_amd ? "AMD" : "Intel", ncounters,
+			fakepmu_amd ? "" : " and 3 fixed", FAKEPMU_WIDTH);
 	return 0;
+
+fail:
+	fakepmu_unregister();
+	unregister_nmi_handler(NMI_LOCAL, "fakepmu");
+	return ret;
 }
 
 static void __exit fakepmu_exit(void)
 {
 	debugfs_remove_recursive(fakepmu_dir);
-	perf_pmu_unregister(&fakepmu_pmu);
-	irq_work_sync(&fakepmu_inject_work);
+	fakepmu_unregister();
+	unregister_nmi_handler(NMI_LOCAL, "fakepmu");
 }
 
 module_init(fakepmu_init);

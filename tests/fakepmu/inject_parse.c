@@ -120,7 +120,7 @@ int fakepmu_parse_inject(const char *buf, size_t len, struct fakepmu_inject *out
 			r.cpu = (unsigned int)v;
 			break;
 		case KEY_EVENT:
-			if (v > 0xffffu)
+			if (v > 0xfffffu)
 				return -EINVAL;
 			r.event = (unsigned int)v;
 			break;

@@ -16,14 +16,18 @@
 
 struct fakepmu_inject {
 	unsigned int cpu;
-	unsigned int event;		/* config & 0xffff: umask << 8 | event */
+	/*
+	 * umask << 8 | event select bits 7:0, plus (AMD) event select bits
+	 * 11:8 (PERF_CTL bits 35:32) in bits 19:16
+	 */
+	unsigned int event;
 	unsigned long long count;
 	unsigned long long ip;
 	int kernel;			/* 1: mode=kernel, 0: mode=user */
 };
 
 /*
- * Parse "cpu=N event=0xUUEE count=C [mode=user|kernel] [ip=0xADDR]".
+ * Parse "cpu=N event=0xXUUEE count=C [mode=user|kernel] [ip=0xADDR]".
  * Numbers are decimal or 0x-prefixed hex.  Keys may come in any order,
  * each at most once; cpu, event and count are required.  One trailing
  * newline is accepted.  Returns 0 or -EINVAL; *out is written only on

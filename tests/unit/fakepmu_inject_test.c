@@ -51,11 +51,23 @@ TEST(full_64_bit_count)
 	EXPECT_EQ(-EINVAL, parse("cpu=0 event=0xc0 count=0x10000000000000000", &r));
 }
 
+TEST(amd_extended_event_select)
+{
+	struct fakepmu_inject r;
+
+	/* Event select bits 11:8 (PERF_CTL bits 35:32) go in bits 19:16. */
+	ASSERT_EQ(0, parse("cpu=0 event=0x101d0 count=1", &r));
+	EXPECT_EQ(0x101d0U, r.event);
+	ASSERT_EQ(0, parse("cpu=0 event=0xfffff count=1", &r));
+	EXPECT_EQ(0xfffffU, r.event);
+	EXPECT_EQ(-EINVAL, parse("cpu=0 event=0x100000 count=1", &r));
+}
+
 TEST(rejects_bad_input_and_leaves_output_alone)
 {
 	static const char *const bad[] = {
 		"", "\n", "cpu=1", "cpu=1 event=2", "event=2 count=3", "cpu=1 count=3",
-		"cpu=1 event=2 count=3 cpu=1", "cpu=1 event=0x10000 count=1",
+		"cpu=1 event=2 count=3 cpu=1", "cpu=1 event=0x100000 count=1",
 		"cpu=1 event=2 count=3 mode=", "cpu=1 event=2 count=3 mode=User",
 		"cpu=1 event=2 count=3 ip=", "cpu=1 event=2 count=3 ip=0x",
 		"cpu=1 event=2 count=3 what=4", "cpu=-1 event=2 count=3",
