@@ -701,8 +701,10 @@ static void bad_signal_binds(long *out, long arg)
 		if (out[i])
 			continue;
 		/* Taken: show what a caller could make the kernel send. */
-		if (bad_signals[i][0] == SIGKILL)
-			break;			/* would end the report */
+		if (bad_signals[i][0] == SIGKILL) {	/* would end the report */
+			cpc_id_op(fd, PMC_CPC_RELE, 0);
+			continue;
+		}
 		sig_count = 0;
 		inject_ip(OVF_CPU, EV_INSTR, 10, 0, 0x400100);
 		out[NBAD + i] = wait_signals(1);
