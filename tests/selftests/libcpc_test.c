@@ -157,6 +157,7 @@ static bool task_gone(void *arg)
 FIXTURE(libcpc) {
 	int paranoid;		/* saved perf_event_paranoid, or INT_MIN */
 	int offlined;		/* CPU this test took offline, or -1 */
+	long node_saved;	/* /dev/cpc group and mode to restore, or -1 */
 	bool fakepmu_removed;	/* this test unloaded the test PMU */
 };
 
@@ -164,6 +165,7 @@ FIXTURE_SETUP(libcpc)
 {
 	self->paranoid = INT_MIN;
 	self->offlined = -1;
+	self->node_saved = -1;
 	self->fakepmu_removed = false;
 	cpc_errlog_reset();
 	if (access(PMC_CPC_PATH, F_OK))
@@ -183,6 +185,7 @@ FIXTURE_TEARDOWN_PARENT(libcpc)
 	}
 	if (self->fakepmu_removed && !module_loaded("fakepmu"))
 		EXPECT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+	EXPECT_EQ(0, node_restore(PMC_CPC_PATH, self->node_saved));
 }
 
 /* Set perf_event_paranoid; the first change saves the value to restore. */
@@ -2177,19 +2180,44 @@ TEST_F(libcpc, hardware_events_without_a_pmu_are_enodev)
 	self->fakepmu_removed = false;
 }
 
-/* As nobody: bind a user-mode, a user+system and a CPU set; see the errors. */
+/* 1 when the kernel exports perf_allow_kernel() to modules. */
+static int perf_allow_kernel_exported(void)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " __ksymtab_perf_allow_kernel\n") != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * As nobody, in the device group if arg: open, then bind a user-mode, a
+ * user+system and a CPU set; see the errors.
+ */
 static void nobody_binds(struct child_res *r, void *arg)
 {
+	gid_t g = PMC_TEST_GID;
 	cpc_set_t *user, *sys, *cpu;
 	cpc_t *cpc;
 
-	r->err[0] = -become(NOBODY);
+	r->err[0] = -(setgroups(arg ? 1 : 0, &g) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		      setresuid(NOBODY, NOBODY, NOBODY) ? errno : 0);
 	if (r->err[0])
 		return;
-	cpc = open_cpc();
-	user = cpc ? SET(cpc, USR, "sw_task_clock") : NULL;
-	sys = cpc ? SET(cpc, USR_SYS, "sw_task_clock") : NULL;
-	cpu = cpc ? SET(cpc, USR, "sw_cpu_clock") : NULL;
+	r->err[5] = 0;
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (!cpc) {
+		r->err[5] = errno;
+		return;
+	}
+	user = SET(cpc, USR, "sw_task_clock");
+	sys = SET(cpc, USR_SYS, "sw_task_clock");
+	cpu = SET(cpc, USR, "sw_cpu_clock");
 	if (!user || !sys || !cpu) {
 		r->err[0] = -1;
 		return;
@@ -2203,36 +2231,47 @@ static void nobody_binds(struct child_res *r, void *arg)
 	cpc_close(cpc);
 }
 
-TEST_F(libcpc, unprivileged_binds_follow_perf_event_paranoid)
+/*
+ * The node is the first gate (0660, group root without udev, the pmcompat
+ * group with the rule); then own threads in user mode are free, kernel mode
+ * needs CAP_PERFMON (or what perf_allow_kernel() allows, where the kernel
+ * exports it), CPUs need CAP_PERFMON whatever the paranoid level.
+ */
+TEST_F(libcpc, unprivileged_binds_follow_the_group_and_capabilities)
 {
-	static const struct {
-		int level;
-		int user, sys, cpu;	/* the errors expected */
-	} levels[] = {
-		{ 3, EACCES, EACCES, EACCES },
-		{ 2, 0, EACCES, EACCES },
-		{ 1, 0, 0, EACCES },
-		{ 0, 0, 0, 0 },
-		{ -1, 0, 0, 0 },
-	};
+	static const int levels[] = { 3, 2, 1, 0, -1 };
 	struct child_res *r = child_res_new();
+	int kexp = perf_allow_kernel_exported();
 	unsigned int i;
+	int sys;
 
 	ASSERT_NE(NULL, r);
+	TH_LOG("the kernel %s perf_allow_kernel()", kexp ? "exports" : "does not export");
+	/* Outside the group: cpc_open() itself fails, at any level. */
+	ASSERT_EQ(0, set_paranoid(self, -1));
+	ASSERT_EQ(0, run_child(nobody_binds, r, NULL));
+	ASSERT_EQ(0, r->err[0]) TH_LOG("setting up as nobody");
+	EXPECT_EQ(EACCES, r->err[5]) TH_LOG("cpc_open outside the group: %s",
+					    r->err[5] ? strerror(r->err[5]) : "opened");
+
+	ASSERT_EQ(0, node_to_test_group(PMC_CPC_PATH, 0660, &self->node_saved));
 	for (i = 0; i < NELEM(levels); i++) {
-		ASSERT_EQ(0, set_paranoid(self, levels[i].level));
-		ASSERT_EQ(0, run_child(nobody_binds, r, NULL));
+		sys = kexp && levels[i] <= 1 ? 0 : EACCES;
+		memset(r, 0, sizeof(*r));
+		ASSERT_EQ(0, set_paranoid(self, levels[i]));
+		ASSERT_EQ(0, run_child(nobody_binds, r, (void *)1));
 		ASSERT_EQ(0, r->err[0]) TH_LOG("setting up as nobody");
-		EXPECT_EQ(levels[i].user, r->err[1])
-			TH_LOG("paranoid %d, user mode: %s", levels[i].level, strerror(r->err[1]));
-		EXPECT_EQ(levels[i].sys, r->err[2])
-			TH_LOG("paranoid %d, CPC_COUNT_SYSTEM: %s", levels[i].level,
+		ASSERT_EQ(0, r->err[5]) TH_LOG("cpc_open in the group: %s", strerror(r->err[5]));
+		EXPECT_EQ(0, r->err[1])
+			TH_LOG("paranoid %d, user mode: %s", levels[i], strerror(r->err[1]));
+		EXPECT_EQ(sys, r->err[2])
+			TH_LOG("paranoid %d, CPC_COUNT_SYSTEM: %s", levels[i],
 			       strerror(r->err[2]));
-		EXPECT_EQ(levels[i].cpu, r->err[3])
-			TH_LOG("paranoid %d, cpc_bind_cpu: %s", levels[i].level,
+		EXPECT_EQ(EACCES, r->err[3])
+			TH_LOG("paranoid %d, cpc_bind_cpu: %s", levels[i],
 			       strerror(r->err[3]));
 		/* A refused CPU binding leaves the affinity as it was. */
-		EXPECT_EQ(levels[i].cpu ? r->val[0] : 1ULL << 1, r->val[1]);
+		EXPECT_EQ(r->val[0], r->val[1]);
 		EXPECT_EQ(0, r->err[4]);
 	}
 	munmap(r, sizeof(*r));

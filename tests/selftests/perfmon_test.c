@@ -233,6 +233,21 @@ FIXTURE_TEARDOWN(perfmon)
 		close(fd);
 }
 
+/* Set perf_event_paranoid; the first change saves the level to restore. */
+static int set_paranoid(int *saved, int level)
+{
+	char buf[16];
+	int err;
+
+	if (*saved == INT_MIN) {
+		err = read_file_int(PARANOID_PATH, saved);
+		if (err)
+			return err;
+	}
+	snprintf(buf, sizeof(buf), "%d\n", level);
+	return write_file(PARANOID_PATH, buf);
+}
+
 /* Make sure perf_event_paranoid is above 0 (restored by the teardown). */
 static int paranoid_positive(int *saved)
 {
@@ -1494,37 +1509,45 @@ static void capless_setup(struct child_out *o, int fd)
 	o->err[1] = -SETUP(fd, 0, CTL_INSTR_U);
 	o->err[2] = -SETUP(fd, 1, CTL_INSTR_K);
 	o->err[3] = -START(fd, 1);
+	o->err[4] = -START(fd, 2);	/* set up by root */
 }
 
-TEST_F(perfmon, paranoid_level_decides_without_capabilities)
+/*
+ * Counting every CPU needs CAP_PERFMON or CAP_SYS_ADMIN, for PMIOSETUP and
+ * PMIOSTART alike, whatever perf_event_paranoid says (the module cannot
+ * read the level on 6.1).
+ */
+TEST_F(perfmon, paranoid_level_alone_never_allows_setup_or_start)
 {
-	static const char *const levels[] = { "2\n", "1\n", "0\n", "-1\n" };
+	static const int levels[] = { 2, 1, 0, -1 };
 	struct child_out *o = child_out_new();
 	unsigned int i;
-	int level, want;
 
 	NEED_FAKEPMU();
 	ASSERT_NE(NULL, o);
-	ASSERT_EQ(0, read_file_int(PARANOID_PATH, &level));
-	self->paranoid = level;
+	ASSERT_EQ(0, SETUP(self->fd, 2, CTL_INSTR_U));
 	for (i = 0; i < ARRAY_SIZE(levels); i++) {
-		/* Counting every CPU: CAP_PERFMON, or a level of 0 or less. */
-		want = i < 2 ? EPERM : 0;
 		memset(o, 0x5a, sizeof(*o));
-		ASSERT_EQ(0, write_file(PARANOID_PATH, levels[i]));
+		ASSERT_EQ(0, set_paranoid(&self->paranoid, levels[i]));
 		ASSERT_EQ(0, in_child(capless_setup, o, self->fd));
 		EXPECT_EQ(0, o->err[0]);
-		EXPECT_EQ(want, o->err[1]) TH_LOG("level %s", levels[i]);
-		EXPECT_EQ(want, o->err[2]) TH_LOG("level %s", levels[i]);
-		EXPECT_EQ(want ? EBUSY : 0, o->err[3]) TH_LOG("level %s", levels[i]);
+		EXPECT_EQ(EPERM, o->err[1]) TH_LOG("level %d", levels[i]);
+		EXPECT_EQ(EPERM, o->err[2]) TH_LOG("level %d", levels[i]);
+		/* Counter 1 was never set up: either answer refuses. */
+		EXPECT_TRUE(o->err[3] == EPERM || o->err[3] == EBUSY)
+			TH_LOG("level %d: %s", levels[i], strerror(o->err[3]));
+		EXPECT_EQ(EPERM, o->err[4]) TH_LOG("level %d: PMIOSTART of root's counter",
+						   levels[i]);
 	}
+	EXPECT_EQ(CTL_INSTR_U, get_ctl(self->fd, 2));	/* not started */
 	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 6, 1, KERNEL_IP));
-	EXPECT_EQ(6LL, read_ctr(self->fd, 1));
-	EXPECT_EQ(0LL, read_ctr(self->fd, 0));
+	ASSERT_EQ(0, inject(1, EV_INSTR, 7));
+	EXPECT_EQ(0LL, read_ctr(self->fd, 2));
+	EXPECT_EQ(0, pmu_events());
 	munmap(o, sizeof(*o));
 }
 
-/* nobody with root's writable descriptor (perf_event_paranoid > 0). */
+/* nobody with root's writable descriptor, at paranoid level -1. */
 static void nobody_with_the_writer(struct child_out *o, int fd)
 {
 	if (drop_to_nobody(0, NULL))
@@ -1535,6 +1558,7 @@ static void nobody_with_the_writer(struct child_out *o, int fd)
 	o->err[2] = -perfmon_get_fd(fd, 0, &o->ctl[0]);
 	o->err[3] = -perfmon_read_fd(fd, 0, &o->val[0]);
 	o->err[4] = -perfmon_get_fd(fd, 1, &o->ctl[1]);
+	o->err[5] = -START(fd, 0);
 }
 
 TEST_F(perfmon, unprivileged_user_with_a_writable_descriptor_cannot_set_up)
@@ -1543,7 +1567,7 @@ TEST_F(perfmon, unprivileged_user_with_a_writable_descriptor_cannot_set_up)
 
 	NEED_FAKEPMU();
 	ASSERT_NE(NULL, o);
-	ASSERT_EQ(0, paranoid_positive(&self->paranoid));
+	ASSERT_EQ(0, set_paranoid(&self->paranoid, -1));
 	ASSERT_EQ(0, SETUP(self->fd, 0, CTL_INSTR_K));
 	ASSERT_EQ(0, START(self->fd, 0));
 	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 8, 1, KERNEL_IP));
@@ -1556,8 +1580,65 @@ TEST_F(perfmon, unprivileged_user_with_a_writable_descriptor_cannot_set_up)
 	EXPECT_EQ(0, o->err[3]);
 	EXPECT_EQ(8LL, o->val[0]);
 	EXPECT_EQ(EBUSY, o->err[4]);
+	EXPECT_EQ(EPERM, o->err[5]) TH_LOG("PMIOSTART: %s", strerror(o->err[5]));
 	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 1, 1, KERNEL_IP));
 	EXPECT_EQ(9LL, read_ctr(self->fd, 0));
+	munmap(o, sizeof(*o));
+}
+
+/*
+ * The single writer slot is for CAP_PERFMON/CAP_SYS_ADMIN: a writable open
+ * by anyone else is EPERM even when the node lets them write (a group
+ * given 0660), so nobody can take the slot and lock root out.  arg: 0 root
+ * without either capability, 1 uid 65534 in the device group.
+ */
+static void unprivileged_writer(struct child_out *o, int arg)
+{
+	int fd;
+
+	if (arg == 0 && caps_effective(0, CAP_PERFMON, CAP_SYS_ADMIN))
+		_exit(2);
+	if (arg == 1 && drop_to_nobody(1, &(gid_t){ PMC_TEST_GID }))
+		_exit(2);
+	o->uid = geteuid();
+	fd = open_perfmon(O_RDWR);
+	o->err[0] = fd < 0 ? -fd : 0;
+	if (fd >= 0)
+		close(fd);
+	fd = open_perfmon(O_WRONLY);
+	o->err[1] = fd < 0 ? -fd : 0;
+	if (fd >= 0)
+		close(fd);
+	fd = open_perfmon(O_RDONLY);
+	o->err[2] = fd < 0 ? -fd : 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(perfmon, writable_open_needs_perfmon_or_sys_admin)
+{
+	struct child_out *o = child_out_new();
+	long saved = -1;
+	int arg, fd;
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, set_paranoid(&self->paranoid, -1));
+	close(self->fd);	/* the slot is free */
+	self->fd = -1;
+	ASSERT_EQ(0, node_to_test_group(_PATH_PERFMON, 0660, &saved));
+	for (arg = 0; arg < 2; arg++) {
+		memset(o, 0x5a, sizeof(*o));
+		ASSERT_EQ(0, in_child(unprivileged_writer, o, arg));
+		EXPECT_EQ(arg ? (unsigned int)NOBODY : 0U, o->uid);
+		EXPECT_EQ(EPERM, o->err[0]) TH_LOG("%s, O_RDWR", arg ? "uid 65534" : "root");
+		EXPECT_EQ(EPERM, o->err[1]) TH_LOG("%s, O_WRONLY", arg ? "uid 65534" : "root");
+		EXPECT_EQ(0, o->err[2]) TH_LOG("%s, O_RDONLY", arg ? "uid 65534" : "root");
+	}
+	EXPECT_EQ(0, node_restore(_PATH_PERFMON, saved));
+	fd = open_perfmon(O_RDWR);
+	EXPECT_LE(0, fd) TH_LOG("root: %s", strerror(-fd));
+	if (fd >= 0)
+		close(fd);
 	munmap(o, sizeof(*o));
 }
 

@@ -265,9 +265,15 @@ TEST_F(tool, busy_device_is_reported)
 	EXPECT_STREQ("perfmon: open: /dev/perfmon: Device or resource busy\n", r.err);
 }
 
+/*
+ * perfmon(8) opens for writing: the node (0640) refuses others and the
+ * group alike, and where a careless rule lets the group write (0660) the
+ * module refuses whoever lacks CAP_PERFMON/CAP_SYS_ADMIN.
+ */
 TEST_F(tool, unprivileged_user_cannot_open)
 {
 	struct tool_run r;
+	long saved = -1;
 
 	if (access(PERFMON_TOOL, X_OK))
 		SKIP(return, "%s not installed", PERFMON_TOOL);
@@ -275,6 +281,17 @@ TEST_F(tool, unprivileged_user_cannot_open)
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
 	EXPECT_STREQ("perfmon: open: /dev/perfmon: Permission denied\n", r.err);
+
+	ASSERT_EQ(0, node_to_test_group(_PATH_PERFMON, 0640, &saved));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_NOBODY_IN_GROUP, "-u", "-l", "1", "0xc0"));
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("perfmon: open: /dev/perfmon: Permission denied\n", r.err);
+	ASSERT_EQ(0, chmod(_PATH_PERFMON, 0660));
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_NOBODY_IN_GROUP, "-u", "-l", "1", "0xc0"));
+	EXPECT_EQ(0, node_restore(_PATH_PERFMON, saved));
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("perfmon: open: /dev/perfmon: Operation not permitted\n", r.err);
 }
 
 TEST_F(tool, setup_refused_without_privilege)
@@ -291,7 +308,8 @@ TEST_F(tool, setup_refused_without_privilege)
 	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT_WITHOUT_CAPS, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
-	EXPECT_STREQ("perfmon: ioctl(PMIOSETUP): Operation not permitted\n", r.err);
+	/* Refused at the writable open now, before PMIOSETUP. */
+	EXPECT_STREQ("perfmon: open: /dev/perfmon: Operation not permitted\n", r.err);
 }
 
 TEST_F(tool, missing_operand_prints_usage)

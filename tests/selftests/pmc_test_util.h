@@ -381,8 +381,13 @@ static inline int cpc_add_events(cpc_t *cpc, cpc_set_t *set, unsigned int flags,
 #include <linux/capability.h>
 
 #define TOOL_NOBODY	65534
+/* Stands for the pmcompat group of the udev rule: tests chgrp the nodes to it. */
+#define PMC_TEST_GID	4242
 
-enum tool_as { TOOL_AS_ROOT, TOOL_AS_NOBODY, TOOL_AS_ROOT_WITHOUT_CAPS };
+enum tool_as {
+	TOOL_AS_ROOT, TOOL_AS_NOBODY, TOOL_AS_ROOT_WITHOUT_CAPS,
+	TOOL_AS_NOBODY_IN_GROUP,	/* uid 65534 with PMC_TEST_GID */
+};
 
 struct tool_run {
 	int status;		/* exit code, or -1 when killed */
@@ -440,6 +445,10 @@ static inline int run_tool(struct tool_run *r, const char *path, const char *nam
 		if (who == TOOL_AS_NOBODY &&
 		    (setgroups(0, NULL) || setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY)))
 			_exit(126);
+		if (who == TOOL_AS_NOBODY_IN_GROUP &&
+		    (setgroups(1, &(gid_t){ PMC_TEST_GID }) || setgid(TOOL_NOBODY) ||
+		     setuid(TOOL_NOBODY)))
+			_exit(126);
 		/* Lose CAP_PERFMON and CAP_SYS_ADMIN for good, across execve. */
 		if (who == TOOL_AS_ROOT_WITHOUT_CAPS &&
 		    (prctl(PR_CAPBSET_DROP, CAP_PERFMON, 0, 0, 0) ||
@@ -478,6 +487,34 @@ static inline int cpu_has_tsc(void)
 	}
 	fclose(f);
 	return tsc;
+}
+
+/*
+ * Emulate the udev rule for one node: group PMC_TEST_GID, mode mode.  The
+ * previous group and mode go to *saved (gid << 16 | mode) for
+ * node_restore(); 0 or -errno.
+ */
+#include <sys/stat.h>
+
+static inline int node_to_test_group(const char *path, mode_t mode, long *saved)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	*saved = (long)st.st_gid << 16 | (st.st_mode & 07777);
+	if (chown(path, 0, PMC_TEST_GID) || chmod(path, mode))
+		return -errno;
+	return 0;
+}
+
+static inline int node_restore(const char *path, long saved)
+{
+	if (saved < 0)
+		return 0;
+	if (chown(path, 0, saved >> 16) || chmod(path, saved & 07777))
+		return -errno;
+	return 0;
 }
 
 /* ---- child processes ------------------------------------------------------ */

@@ -1,0 +1,1431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who may count what through pmcompat.  In-kernel perf counters skip every
+ * check perf_event_open() makes, so the device nodes and the module's
+ * pmc_access_check() are the only gate.  The policy tested here:
+ *
+ *   nodes (udev rule)   /dev/cpc 0660, /dev/pctr 0640, /dev/perfmon 0640,
+ *                       root:pmcompat (the module's own modes: the same,
+ *                       root:root).  The tests emulate the rule with a test
+ *                       group (TEST_GID) and restore the nodes afterwards.
+ *   own threads, user mode          whoever could open the node
+ *   kernel mode (CPC_COUNT_SYSTEM)  CAP_PERFMON/CAP_SYS_ADMIN, or what
+ *                                   perf_allow_kernel() allows on kernels
+ *                                   that export it (6.12, not 6.1)
+ *   whole CPUs (pctr PCIOCSn, perfmon PMIOSETUP/START and writable opens,
+ *   cpc_bind_cpu)                   CAP_PERFMON/CAP_SYS_ADMIN only
+ *                                   (EPERM for pctr/perfmon, EACCES for cpc)
+ *   another process's thread        CAP_PERFMON/CAP_SYS_ADMIN, or ptrace-read
+ *                                   rules by real credentials; no overflow
+ *                                   notification (ENOTSUP); the binding is
+ *                                   dead (ESRCH) once the target execs
+ *   overflow signal     SIGEMT (40), EMT_CPCOVF (2); any other signo/si_code
+ *                       in the raw ABI is EINVAL
+ *   si_addr             never a kernel address for a user-only counter
+ *   limits              256 bindings per descriptor, 1024 per real uid: EAGAIN
+ *
+ * The permission matrix compares every pmcompat decision with perf's own
+ * for the same credentials and fails wherever pmcompat allows what perf
+ * denies, or departs from the policy above.
+ */
+#include <grp.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/capability.h>
+#include <machine/pctr.h>
+#include <machine/perfmon.h>
+#include <sys/cpc_impl.h>
+#include "pmc_test_util.h"
+/* TEST_F of kselftest_harness.h trips -Wclobbered (gcc 12). */
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include "kselftest_harness.h"
+
+#define NOBODY		65534
+#define OTHER_UID	4243		/* "another user" of the matrix */
+#define TEST_GID	4242		/* stands for the pmcompat group */
+#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+#define SUID_COPY	"/tmp/access_test-suid"
+#define SUID_ARG	"--access-test-suid-helper"
+
+#define EV_INSTR	0x00c0
+#define FN_INSTR_U	(EV_INSTR | PCTR_U | PCTR_EN)
+#define FN_INSTR_UK	(EV_INSTR | PCTR_U | PCTR_K | PCTR_EN)
+#define CTL_INSTR_U	(EV_INSTR | ((unsigned int)PMCF_USR << 16))
+#define KERNEL_IP	0xffffffff81000000ULL
+#define USER_TOP	0x800000000000ULL	/* first non-user address */
+#define SIGEMT_NR	40
+#define EMT_CPCOVF_NR	2
+#define MATRIX_CPU	1
+#define OVF_CPU		2
+
+#define DEF_MAX_PER_FD		256
+#define DEF_MAX_PER_USER	1024
+
+#define NEED_FAKEPMU() do {						\
+	if (!have_fakepmu())						\
+		SKIP(return, "test PMU not loaded (injected counts need it)"); \
+} while (0)
+
+static const struct {
+	const char *path;
+	mode_t mode;		/* the policy's mode */
+} nodes[] = {
+	{ PMC_CPC_PATH, 0660 },
+	{ _PATH_PCTR, 0640 },
+	{ _PATH_PERFMON, 0640 },
+};
+#define NNODES	(sizeof(nodes) / sizeof(nodes[0]))
+
+/* ---- credentials ------------------------------------------------------ */
+
+enum cred { CR_ROOT, CR_NOBODY, CR_NOBODY_GRP, CR_NOBODY_CAP, CR_NOBODY_CAP_GRP, CR_N };
+
+static const char *const cred_names[CR_N] = {
+	"root", "uid65534", "uid65534+group", "uid65534+CAP_PERFMON",
+	"uid65534+CAP_PERFMON+group",
+};
+
+static bool cred_has_cap(enum cred c)
+{
+	return c == CR_ROOT || c == CR_NOBODY_CAP || c == CR_NOBODY_CAP_GRP;
+}
+
+static bool cred_in_group(enum cred c)
+{
+	return c == CR_NOBODY_GRP || c == CR_NOBODY_CAP_GRP;
+}
+
+/* Permitted and effective capabilities: cap only (or none when cap < 0). */
+static int caps_only(int cap)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	memset(d, 0, sizeof(d));
+	if (cap >= 0) {
+		d[CAP_TO_INDEX(cap)].effective = CAP_TO_MASK(cap);
+		d[CAP_TO_INDEX(cap)].permitted = CAP_TO_MASK(cap);
+	}
+	return syscall(SYS_capset, &hdr, d) ? -errno : 0;
+}
+
+/*
+ * Become uid (real, effective, saved) with gid uid and, if group, the
+ * supplementary group TEST_GID; keep CAP_PERFMON alone if perfmon.  The
+ * process stays dumpable, as an ordinary program of that user is.
+ */
+static int become_uid(uid_t uid, bool group, bool perfmon)
+{
+	gid_t g = TEST_GID;
+
+	if (perfmon && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -errno;
+	if (setgroups(group ? 1 : 0, &g) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	if (caps_only(perfmon ? CAP_PERFMON : -1))
+		return -errno;
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		return -errno;
+	return 0;
+}
+
+static int become(enum cred c)
+{
+	if (c == CR_ROOT)
+		return 0;
+	return become_uid(NOBODY, cred_in_group(c), c == CR_NOBODY_CAP || c == CR_NOBODY_CAP_GRP);
+}
+
+/* ---- /dev/cpc at the ioctl level -------------------------------------- */
+
+struct bind_req {
+	__u32 scope;
+	pid_t pid, tid;
+	int cpu;
+	__u32 type;
+	__u64 config;
+	__u32 rflags;
+	__u64 preset;
+	int signo, si_code;
+};
+
+static int cpc_open_node(void)
+{
+	int fd = open(PMC_CPC_PATH, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* One-request bind; 0 or -errno, the id in *id. */
+static int cpc_bind_req(int fd, const struct bind_req *q, __u32 *id)
+{
+	struct pmc_cpc_request r;
+	struct pmc_cpc_bind b;
+
+	memset(&r, 0, sizeof(r));
+	r.type = q->type;
+	r.config = q->config;
+	r.flags = q->rflags;
+	r.preset = q->preset;
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.scope = q->scope;
+	b.nreqs = 1;
+	b.pid = q->pid;
+	b.tid = q->tid;
+	b.cpu = q->cpu;
+	b.signo = q->signo;
+	b.si_code = q->si_code;
+	b.reqs = (uintptr_t)&r;
+	if (ioctl(fd, PMC_CPC_BIND, &b) < 0)
+		return -errno;
+	if (id)
+		*id = b.id;
+	return 0;
+}
+
+/* Raw INST_RETIRED, user mode, on a thread (scope CURLWP or PCTX). */
+static int cpc_bind_thread(int fd, __u32 scope, pid_t pid, pid_t tid, __u32 rflags,
+			   __u32 *id)
+{
+	struct bind_req q = {
+		.scope = scope, .pid = pid, .tid = tid, .type = PERF_TYPE_RAW,
+		.config = EV_INSTR, .rflags = rflags,
+	};
+
+	return cpc_bind_req(fd, &q, id);
+}
+
+/* A software event (no PMU counter needed), for the limit tests. */
+static int cpc_bind_sw(int fd, __u32 scope, pid_t pid, pid_t tid)
+{
+	struct bind_req q = {
+		.scope = scope, .pid = pid, .tid = tid, .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK, .rflags = CPC_COUNT_USER,
+	};
+
+	return cpc_bind_req(fd, &q, NULL);
+}
+
+static int cpc_bind_cpu_raw(int fd, int cpu, __u32 rflags)
+{
+	struct bind_req q = {
+		.scope = PMC_CPC_BIND_CPU, .cpu = cpu, .type = PERF_TYPE_RAW,
+		.config = EV_INSTR, .rflags = rflags,
+	};
+
+	return cpc_bind_req(fd, &q, NULL);
+}
+
+static int cpc_sample1(int fd, __u32 id, __u64 *v)
+{
+	struct pmc_cpc_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.id = id;
+	s.nvals = 1;
+	s.vals = (uintptr_t)v;
+	return ioctl(fd, PMC_CPC_SAMPLE, &s) < 0 ? -errno : 0;
+}
+
+static int cpc_id_op(int fd, unsigned long cmd, __u32 id)
+{
+	return ioctl(fd, cmd, &id) < 0 ? -errno : 0;
+}
+
+/* ---- children ----------------------------------------------------------- */
+
+/* A child that becomes uid (dumpable) and sleeps until killed. */
+static pid_t start_sleeper(uid_t uid)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (geteuid() == 0 && become_uid(uid, false, false))
+			_exit(2);
+		if (write(p[1], "r", 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static void stop_child(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* fn(shared, arg) in a child; its exit status, or -1. */
+static int in_child(void (*fn)(long *out, long arg), long *out, long arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fn(out, arg);
+		_exit(0);
+	}
+	return child_status(pid);
+}
+
+static int err_name(int err, char *buf, size_t len)
+{
+	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+
+	if (!err)
+		return snprintf(buf, len, "ALLOW");
+	if (n)
+		return snprintf(buf, len, "DENY(%s)", n);
+	return snprintf(buf, len, "DENY(%d)", err);
+}
+
+/* 1 when the kernel exports perf_allow_kernel() to modules. */
+static int perf_allow_kernel_exported(void)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " __ksymtab_perf_allow_kernel\n") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* ---- fixture: the udev rule, emulated, and the paranoid level -------- */
+
+FIXTURE(access) {
+	int paranoid;			/* saved, or INT_MIN */
+	mode_t mode[NNODES];
+	gid_t gid[NNODES];
+	bool saved[NNODES];
+	pid_t other;			/* a sleeper of OTHER_UID, or -1 */
+};
+
+static int set_paranoid(int level)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d\n", level);
+	return write_file(PARANOID_PATH, buf);
+}
+
+FIXTURE_SETUP(access)
+{
+	struct stat st;
+	unsigned int i;
+
+	self->paranoid = INT_MIN;
+	self->other = -1;
+	for (i = 0; i < NNODES; i++)
+		self->saved[i] = false;
+	if (access(PMC_CPC_PATH, F_OK))
+		SKIP(return, "no %s: pmcompat not loaded", PMC_CPC_PATH);
+	ASSERT_EQ(0, read_file_int(PARANOID_PATH, &self->paranoid));
+	/* Upstream's default (Debian's is 3); the matrix sets its own. */
+	ASSERT_EQ(0, set_paranoid(2));
+	/* What the udev rule does, with the test group for pmcompat. */
+	for (i = 0; i < NNODES; i++) {
+		if (stat(nodes[i].path, &st))
+			continue;
+		self->mode[i] = st.st_mode & 07777;
+		self->gid[i] = st.st_gid;
+		self->saved[i] = true;
+		ASSERT_EQ(0, chown(nodes[i].path, 0, TEST_GID));
+		ASSERT_EQ(0, chmod(nodes[i].path, nodes[i].mode));
+	}
+	ASSERT_EQ(0, pctr_clear_all());
+}
+
+FIXTURE_TEARDOWN_PARENT(access)
+{
+	unsigned int i;
+
+	stop_child(self->other);
+	for (i = 0; i < NNODES; i++) {
+		if (!self->saved[i])
+			continue;
+		EXPECT_EQ(0, chown(nodes[i].path, 0, self->gid[i]));
+		EXPECT_EQ(0, chmod(nodes[i].path, self->mode[i]));
+	}
+	if (self->paranoid != INT_MIN)
+		EXPECT_EQ(0, set_paranoid(self->paranoid));
+	if (!access(_PATH_PCTR, F_OK))
+		EXPECT_EQ(0, pctr_clear_all());
+	unlink(SUID_COPY);
+}
+
+/* ---- the module's own node modes ---------------------------------------- */
+
+TEST(device_nodes_without_udev_are_root_only_for_writing)
+{
+	struct stat st;
+	unsigned int i;
+
+	if (access(PMC_CPC_PATH, F_OK))
+		SKIP(return, "pmcompat not loaded");
+	for (i = 0; i < NNODES; i++) {
+		ASSERT_EQ(0, stat(nodes[i].path, &st)) TH_LOG("%s", nodes[i].path);
+		EXPECT_EQ(nodes[i].mode, st.st_mode & 07777)
+			TH_LOG("%s is %04o, the policy says %04o", nodes[i].path,
+			       st.st_mode & 07777, nodes[i].mode);
+		EXPECT_EQ(0U, st.st_uid);
+		EXPECT_EQ(0U, st.st_gid);
+	}
+}
+
+/* ---- 1. the permission matrix ------------------------------------------ */
+
+enum op {
+	OP_PCTR_U, OP_PCTR_K, OP_PERFMON, OP_CPC_SELF, OP_CPC_SYS,
+	OP_CPC_CHILD, OP_CPC_OTHER, OP_CPC_CPU, OP_N
+};
+
+static const char *const op_names[OP_N] = {
+	"pctr-user", "pctr-kernel", "perfmon-setup+start", "cpc-self-user",
+	"cpc-self-system", "cpc-own-child", "cpc-other-user", "cpc-cpu",
+};
+
+/* pmcompat's answer: 0 or errno (failing to open the node is a denial). */
+static int pmc_try(enum op op, pid_t other, pid_t child)
+{
+	int fd, err;
+
+	switch (op) {
+	case OP_PCTR_U:
+	case OP_PCTR_K:
+		fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return errno;
+		err = -pctr_set_fd(fd, 0, op == OP_PCTR_U ? FN_INSTR_U : FN_INSTR_UK);
+		close(fd);
+		return err;
+	case OP_PERFMON:
+		fd = open(_PATH_PERFMON, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return errno;
+		err = -perfmon_setup_fd(fd, 0, CTL_INSTR_U);
+		if (!err)
+			err = -perfmon_ctl_fd(fd, PMIOSTART, 0);
+		close(fd);
+		return err;
+	default:
+		break;
+	}
+	fd = cpc_open_node();
+	if (fd < 0)
+		return -fd;
+	switch (op) {
+	case OP_CPC_SELF:
+		err = cpc_bind_thread(fd, PMC_CPC_BIND_CURLWP, 0, 0, CPC_COUNT_USER, NULL);
+		break;
+	case OP_CPC_SYS:
+		err = cpc_bind_thread(fd, PMC_CPC_BIND_CURLWP, 0, 0,
+				      CPC_COUNT_USER | CPC_COUNT_SYSTEM, NULL);
+		break;
+	case OP_CPC_CHILD:
+		err = cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, child, 0, CPC_COUNT_USER, NULL);
+		break;
+	case OP_CPC_OTHER:
+		err = cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, other, 0, CPC_COUNT_USER, NULL);
+		break;
+	default:
+		err = cpc_bind_cpu_raw(fd, MATRIX_CPU, CPC_COUNT_USER);
+		break;
+	}
+	close(fd);
+	return -err;
+}
+
+/* perf_event_open() of the equivalent event: 0 or errno. */
+static int perf_try(enum op op, pid_t other, pid_t child)
+{
+	struct perf_event_attr a;
+	pid_t pid = 0;
+	int cpu = -1, fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_RAW;
+	a.config = EV_INSTR;
+	a.exclude_kernel = 1;
+	switch (op) {
+	case OP_PCTR_K:
+		a.exclude_kernel = 0;
+		/* fall through */
+	case OP_PCTR_U:
+	case OP_PERFMON:
+	case OP_CPC_CPU:
+		pid = -1;
+		cpu = MATRIX_CPU;
+		break;
+	case OP_CPC_SYS:
+		a.exclude_kernel = 0;
+		break;
+	case OP_CPC_CHILD:
+		pid = child;
+		break;
+	case OP_CPC_OTHER:
+		pid = other;
+		break;
+	default:
+		break;
+	}
+	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* What the policy says pmcompat answers. */
+static int policy(enum op op, enum cred c, int level, bool kernel_exported)
+{
+	bool cap = cred_has_cap(c);
+
+	switch (op) {
+	case OP_PCTR_U:
+	case OP_PCTR_K:
+	case OP_PERFMON:
+		/* 0640: only root opens them for writing. */
+		return c == CR_ROOT ? 0 : EACCES;
+	default:
+		break;
+	}
+	if (c != CR_ROOT && !cred_in_group(c))
+		return EACCES;			/* /dev/cpc is 0660 */
+	switch (op) {
+	case OP_CPC_SELF:
+	case OP_CPC_CHILD:
+		return 0;
+	case OP_CPC_SYS:
+		return cap || (kernel_exported && level <= 1) ? 0 : EACCES;
+	default:
+		return cap ? 0 : EACCES;
+	}
+}
+
+struct cell {
+	int pmc, perf, setup;
+};
+
+static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
+{
+	pid_t pid, child = -1;
+
+	res->setup = -1;
+	pid = fork();
+	if (pid == 0) {
+		if (pin_to_cpu(MATRIX_CPU) || become(c))
+			_exit(2);
+		if (op == OP_CPC_CHILD) {
+			child = fork();
+			if (child == 0) {
+				for (;;)
+					pause();
+			}
+			if (child < 0)
+				_exit(3);
+		}
+		res->pmc = pmc_try(op, other, child);
+		res->perf = perf_try(op, other, child);
+		stop_child(child);
+		res->setup = 0;
+		_exit(0);
+	}
+	if (child_status(pid) != 0)
+		res->setup = -1;
+}
+
+TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
+{
+	/*
+	 * 3 (Debian's default: perf refuses every unprivileged event) is
+	 * printed for information only: the policy lets group members count
+	 * their own threads whatever the level.
+	 */
+	static const int levels[] = { 2, 1, 0, -1, 3 };
+	struct cell *res = shared_zone(sizeof(*res));
+	char pmc[32], perf[32], want[32];
+	int kexp = perf_allow_kernel_exported();
+	unsigned int l, c, o;
+	int expected;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, res);
+	self->other = start_sleeper(OTHER_UID);
+	ASSERT_LT(0, self->other);
+	ksft_print_msg("permission matrix (kernel %s perf_allow_kernel()):\n",
+		       kexp ? "exports" : "does not export");
+	for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		ASSERT_EQ(0, set_paranoid(levels[l]));
+		for (o = 0; o < OP_N; o++) {
+			for (c = 0; c < CR_N; c++) {
+				memset(res, 0, sizeof(*res));
+				run_cell(res, o, c, self->other);
+				ASSERT_EQ(0, res->setup)
+					TH_LOG("%s as %s: the child could not take the credentials",
+					       op_names[o], cred_names[c]);
+				ASSERT_EQ(0, pctr_clear_all());
+				err_name(res->pmc, pmc, sizeof(pmc));
+				err_name(res->perf, perf, sizeof(perf));
+				expected = policy(o, c, levels[l], kexp);
+				err_name(expected, want, sizeof(want));
+				ksft_print_msg("%-19s %-26s paranoid=%2d pmcompat=%-14s perf=%s%s\n",
+					       op_names[o], cred_names[c], levels[l], pmc, perf,
+					       !res->pmc && res->perf ?
+					       (levels[l] > 2 ? "  <-- more than perf (level 3, information)" :
+						"  <-- SECURITY BUG") :
+					       res->pmc != expected ? "  <-- not the policy" : "");
+				EXPECT_FALSE(!res->pmc && res->perf && levels[l] <= 2)
+					TH_LOG("SECURITY BUG: %s as %s at paranoid %d: pmcompat allows, perf says %s",
+					       op_names[o], cred_names[c], levels[l], perf);
+				EXPECT_EQ(expected, res->pmc)
+					TH_LOG("%s as %s at paranoid %d: pmcompat %s, policy %s",
+					       op_names[o], cred_names[c], levels[l], pmc, want);
+			}
+		}
+	}
+	munmap(res, sizeof(*res));
+}
+
+/* ---- 2. the overflow signal is SIGEMT, EMT_CPCOVF, nothing else ------- */
+
+#define SIG_MAX	8
+static volatile sig_atomic_t sig_count;
+static volatile sig_atomic_t sig_no[SIG_MAX], sig_code[SIG_MAX];
+static void *volatile sig_addr[SIG_MAX];
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int n = sig_count;
+
+	if (n < SIG_MAX) {
+		sig_no[n] = sig;
+		sig_code[n] = si->si_code;
+		sig_addr[n] = si->si_addr;
+	}
+	sig_count = n + 1;
+}
+
+static int catch_signal(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	return sigaction(sig, &sa, NULL);
+}
+
+/* Wait (2 s at most) for n signals; how many came. */
+static int wait_signals(int n)
+{
+	struct timespec ts = { 0, 1000000 };
+	int ms = 2000;
+
+	while (sig_count < n && ms-- > 0)
+		nanosleep(&ts, NULL);
+	return sig_count;
+}
+
+static const int bad_signals[][2] = {
+	{ SIGSEGV, SEGV_MAPERR },	/* the reproducer of the injection hole */
+	{ SIGSEGV, 2 },
+	{ SIGBUS, BUS_ADRERR },
+	{ SIGILL, ILL_ILLOPC },
+	{ SIGUSR1, EMT_CPCOVF_NR },
+	{ SIGEMT_NR, 1 },
+	{ SIGEMT_NR, SI_USER },
+	{ SIGEMT_NR, SI_QUEUE },
+	{ SIGKILL, 1 },
+	{ 64, EMT_CPCOVF_NR },
+	{ -1, EMT_CPCOVF_NR },
+	{ SIGEMT_NR, 3 },
+};
+#define NBAD	(sizeof(bad_signals) / sizeof(bad_signals[0]))
+
+/*
+ * out[i]: the bind error of bad_signals[i]; out[NBAD + i]: the signals that
+ * came when a bind was (wrongly) taken and its counter overflowed, and
+ * out[2 * NBAD + i] the first one's signo << 16 | si_code.
+ */
+static void bad_signal_binds(long *out, long arg)
+{
+	struct bind_req q = {
+		.scope = PMC_CPC_BIND_CURLWP, .type = PERF_TYPE_RAW, .config = EV_INSTR,
+		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = UINT64_MAX - 9,
+	};
+	unsigned int i;
+	int fd, s;
+
+	if (pin_to_cpu(OVF_CPU))
+		_exit(2);
+	for (s = 1; s < 65; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			catch_signal(s);
+	fd = cpc_open_node();
+	if (fd < 0)
+		_exit(3);
+	for (i = 0; i < NBAD; i++) {
+		q.signo = bad_signals[i][0];
+		q.si_code = bad_signals[i][1];
+		out[i] = -cpc_bind_req(fd, &q, NULL);
+		if (out[i])
+			continue;
+		/* Taken: show what a caller could make the kernel send. */
+		if (bad_signals[i][0] == SIGKILL) {	/* would end the report */
+			cpc_id_op(fd, PMC_CPC_RELE, 0);
+			continue;
+		}
+		sig_count = 0;
+		inject_ip(OVF_CPU, EV_INSTR, 10, 0, 0x400100);
+		out[NBAD + i] = wait_signals(1);
+		out[2 * NBAD + i] = (long)sig_no[0] << 16 | sig_code[0];
+		cpc_id_op(fd, PMC_CPC_RELE, 0);
+	}
+	/* Without overflow requests the fields must still be 0 or SIGEMT's. */
+	q.rflags = CPC_COUNT_USER;
+	q.signo = SIGSEGV;
+	q.si_code = SEGV_MAPERR;
+	out[3 * NBAD] = -cpc_bind_req(fd, &q, NULL);
+	close(fd);
+}
+
+TEST_F(access, overflow_signal_cannot_be_chosen_by_the_caller)
+{
+	long *out = shared_zone(4096);
+	unsigned int i;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	memset(out, 0, 4096);
+	ASSERT_EQ(0, in_child(bad_signal_binds, out, 0));
+	for (i = 0; i < NBAD; i++) {
+		EXPECT_EQ(EINVAL, out[i])
+			TH_LOG("signo %d si_code %d: bind gave %s%s", bad_signals[i][0],
+			       bad_signals[i][1], out[i] ? strerror(out[i]) : "success",
+			       out[NBAD + i] ? "; SECURITY BUG: its overflow sent that signal" : "");
+		if (!out[i] && out[NBAD + i])
+			TH_LOG("  delivered: signal %ld si_code %ld", out[2 * NBAD + i] >> 16,
+			       out[2 * NBAD + i] & 0xffff);
+	}
+	EXPECT_EQ(EINVAL, out[3 * NBAD])
+		TH_LOG("SIGSEGV/SEGV_MAPERR without an overflow request: %s",
+		       out[3 * NBAD] ? strerror(out[3 * NBAD]) : "taken");
+	munmap(out, 4096);
+}
+
+/* out[0]: bind error, out[1]: signals, out[2]: signo, out[3]: si_code. */
+static void good_signal_bind(long *out, long arg)
+{
+	struct bind_req q = {
+		.scope = PMC_CPC_BIND_CURLWP, .type = PERF_TYPE_RAW, .config = EV_INSTR,
+		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = UINT64_MAX - 9,
+		.signo = arg ? SIGEMT_NR : 0, .si_code = arg ? EMT_CPCOVF_NR : 0,
+	};
+	int fd;
+
+	if (pin_to_cpu(OVF_CPU) || catch_signal(SIGEMT_NR))
+		_exit(2);
+	fd = cpc_open_node();
+	if (fd < 0)
+		_exit(3);
+	out[0] = -cpc_bind_req(fd, &q, NULL);
+	if (!out[0]) {
+		sig_count = 0;
+		inject_ip(OVF_CPU, EV_INSTR, 10, 0, 0x400100);
+		out[1] = wait_signals(1);
+		out[2] = sig_no[0];
+		out[3] = sig_code[0];
+	}
+	close(fd);
+}
+
+TEST_F(access, overflow_signal_is_sigemt_emt_cpcovf_with_0_0_or_40_2)
+{
+	long *out = shared_zone(4096);
+	int arg;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	for (arg = 0; arg < 2; arg++) {
+		memset(out, 0, 4096);
+		ASSERT_EQ(0, in_child(good_signal_bind, out, arg));
+		EXPECT_EQ(0, out[0]) TH_LOG("signo/si_code %s: %s", arg ? "40/2" : "0/0",
+					    strerror(out[0]));
+		EXPECT_EQ(1, out[1]);
+		EXPECT_EQ(SIGEMT_NR, out[2]);
+		EXPECT_EQ(EMT_CPCOVF_NR, out[3]);
+	}
+	munmap(out, 4096);
+}
+
+/* ---- 3. a target that execs a setuid program -------------------------- */
+
+/*
+ * The setuid copy of this program: report the effective uid, then inject
+ * 1000 user-mode instructions on its own CPU on each 'i'.  Runs before
+ * main(), from the exec in exec_target().
+ */
+__attribute__((constructor))
+static void suid_helper(int argc, char **argv, char **envp)
+{
+	char c, cmd[128];
+	int in, ack, inj;
+
+	if (argc != 6 || strcmp(argv[1], SUID_ARG))
+		return;
+	in = atoi(argv[2]);
+	ack = atoi(argv[3]);
+	inj = atoi(argv[4]);
+	c = geteuid() == 0 ? 'R' : 'r';
+	if (write(ack, &c, 1) != 1)
+		_exit(1);
+	snprintf(cmd, sizeof(cmd), "cpu=%s event=0x%x count=1000 mode=user ip=0x400200\n",
+		 argv[5], EV_INSTR);
+	while (read(in, &c, 1) == 1 && c == 'i') {
+		c = write(inj, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 'k' : 'e';
+		if (write(ack, &c, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+/* Copy this program to SUID_COPY, setuid root; 0 or -errno. */
+static int make_suid_copy(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, out, err = 0;
+
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	unlink(SUID_COPY);
+	out = open(SUID_COPY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	if (out < 0) {
+		close(in);
+		return -errno;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			err = -EIO;
+			break;
+		}
+	close(in);
+	if (close(out) || n < 0)
+		err = err ?: -errno;
+	if (!err && (chown(SUID_COPY, 0, 0) || chmod(SUID_COPY, 04755)))
+		err = -errno;
+	return err;
+}
+
+enum {
+	EX_BIND, EX_BEFORE_ERR, EX_BEFORE, EX_EUID, EX_AT_EXEC_ERR, EX_AT_EXEC,
+	EX_AFTER_ERR, EX_AFTER, EX_RESTART, EX_ENABLE, EX_LAST_ERR, EX_LAST, EX_INJ, EX_N
+};
+
+static char target_do(int cmd, int ack, char c)
+{
+	char r = 0;
+
+	if (write(cmd, &c, 1) != 1 || read(ack, &r, 1) != 1)
+		return 0;
+	return r;
+}
+
+/*
+ * As uid 65534 in the group: bind a child, let it count, make it exec the
+ * setuid copy, then try to count the new image.
+ */
+static void exec_target(long *out, long injfd)
+{
+	int cmd[2], ack[2], fd;
+	char c, a_in[16], a_ack[16], a_inj[16], a_cpu[16];
+	__u32 id = 0;
+	__u64 v;
+	pid_t t;
+
+	if (become_uid(NOBODY, true, false) || pipe(cmd) || pipe(ack))
+		_exit(2);
+	t = fork();
+	if (t == 0) {
+		char line[128];
+
+		close(cmd[1]);
+		close(ack[0]);
+		if (pin_to_cpu(OVF_CPU))
+			_exit(2);
+		snprintf(line, sizeof(line), "cpu=%d event=0x%x count=100 mode=user ip=0x400100\n",
+			 OVF_CPU, EV_INSTR);
+		while (read(cmd[0], &c, 1) == 1) {
+			if (c == 'i') {
+				c = write(injfd, line, strlen(line)) == (ssize_t)strlen(line) ?
+				    'k' : 'e';
+				if (write(ack[1], &c, 1) != 1)
+					_exit(3);
+			} else if (c == 'x') {
+				snprintf(a_in, sizeof(a_in), "%d", cmd[0]);
+				snprintf(a_ack, sizeof(a_ack), "%d", ack[1]);
+				snprintf(a_inj, sizeof(a_inj), "%ld", injfd);
+				snprintf(a_cpu, sizeof(a_cpu), "%d", OVF_CPU);
+				execl(SUID_COPY, "access_test", SUID_ARG, a_in, a_ack, a_inj,
+				      a_cpu, (char *)NULL);
+				_exit(4);
+			}
+		}
+		_exit(0);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	fd = cpc_open_node();
+	out[EX_BIND] = fd < 0 ? -fd : -cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, t, 0,
+						       CPC_COUNT_USER, &id);
+	out[EX_INJ] = target_do(cmd[1], ack[0], 'i');
+	out[EX_BEFORE_ERR] = -cpc_sample1(fd, id, &v);
+	out[EX_BEFORE] = v;
+	c = 'x';
+	if (write(cmd[1], &c, 1) == 1 && read(ack[0], &c, 1) == 1)
+		out[EX_EUID] = c;
+	v = ~0ULL;
+	out[EX_AT_EXEC_ERR] = -cpc_sample1(fd, id, &v);
+	out[EX_AT_EXEC] = v;
+	out[EX_INJ] |= (long)target_do(cmd[1], ack[0], 'i') << 8;
+	v = ~0ULL;
+	out[EX_AFTER_ERR] = -cpc_sample1(fd, id, &v);
+	out[EX_AFTER] = v;
+	out[EX_RESTART] = -cpc_id_op(fd, PMC_CPC_RESTART, id);
+	out[EX_ENABLE] = -cpc_id_op(fd, PMC_CPC_ENABLE, id);
+	out[EX_INJ] |= (long)target_do(cmd[1], ack[0], 'i') << 16;
+	v = ~0ULL;
+	out[EX_LAST_ERR] = -cpc_sample1(fd, id, &v);
+	out[EX_LAST] = v;
+	close(cmd[1]);
+	kill(t, SIGKILL);
+	waitpid(t, NULL, 0);
+	close(fd);
+}
+
+TEST_F(access, binding_of_a_process_dies_when_it_execs_a_setuid_program)
+{
+	long *out = shared_zone(4096);
+	int injfd;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	memset(out, 0, 4096);
+	ASSERT_EQ(0, set_paranoid(2));
+	ASSERT_EQ(0, make_suid_copy());
+	injfd = open(FAKEPMU_INJECT, O_WRONLY);		/* inherited, across exec too */
+	ASSERT_LE(0, injfd);
+	ASSERT_EQ(0, in_child(exec_target, out, injfd));
+	close(injfd);
+	ASSERT_EQ(0, out[EX_BIND]) TH_LOG("binding its own child: %s", strerror(out[EX_BIND]));
+	ASSERT_EQ('k' | 'k' << 8 | 'k' << 16, out[EX_INJ]) TH_LOG("injections: %lx", out[EX_INJ]);
+	EXPECT_EQ(0, out[EX_BEFORE_ERR]);
+	EXPECT_EQ(100, out[EX_BEFORE]);
+	ASSERT_EQ('R', out[EX_EUID]) TH_LOG("the setuid copy did not run as root");
+	/* The counters stopped at the exec: the new image is never counted. */
+	if (!out[EX_AT_EXEC_ERR])
+		EXPECT_EQ(100, out[EX_AT_EXEC]);
+	if (!out[EX_AFTER_ERR])
+		EXPECT_EQ(100, out[EX_AFTER])
+			TH_LOG("SECURITY BUG: the setuid image's events were counted");
+	EXPECT_EQ(ESRCH, out[EX_RESTART])
+		TH_LOG("cpc_set_restart after the exec: %s",
+		       out[EX_RESTART] ? strerror(out[EX_RESTART]) : "success");
+	EXPECT_EQ(ESRCH, out[EX_ENABLE])
+		TH_LOG("cpc_enable after the exec: %s",
+		       out[EX_ENABLE] ? strerror(out[EX_ENABLE]) : "success");
+	if (!out[EX_LAST_ERR])
+		EXPECT_EQ(100, out[EX_LAST])
+			TH_LOG("SECURITY BUG: counted the setuid image after restart/enable");
+	munmap(out, 4096);
+}
+
+/* Overflow notification is for one's own threads only. */
+static void overflow_on_other(long *out, long arg)
+{
+	struct bind_req q = {
+		.scope = PMC_CPC_BIND_PCTX, .type = PERF_TYPE_RAW, .config = EV_INSTR,
+		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = UINT64_MAX - 9,
+		.signo = SIGEMT_NR, .si_code = EMT_CPCOVF_NR,
+	};
+	pid_t t;
+	int fd;
+
+	if (arg && become_uid(NOBODY, true, false))
+		_exit(2);
+	t = start_sleeper(arg ? NOBODY : OTHER_UID);
+	fd = cpc_open_node();
+	if (t < 0 || fd < 0)
+		_exit(3);
+	q.pid = t;
+	out[0] = -cpc_bind_req(fd, &q, NULL);
+	q.signo = 0;
+	q.si_code = 0;
+	out[1] = -cpc_bind_req(fd, &q, NULL);
+	/* Without the overflow request, the same bind is fine. */
+	q.rflags = CPC_COUNT_USER;
+	out[2] = -cpc_bind_req(fd, &q, NULL);
+	stop_child(t);
+	close(fd);
+}
+
+TEST_F(access, overflow_request_on_another_process_is_enotsup)
+{
+	long *out = shared_zone(4096);
+	int who;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	for (who = 0; who < 2; who++) {
+		memset(out, 0, 4096);
+		ASSERT_EQ(0, in_child(overflow_on_other, out, who));
+		EXPECT_EQ(ENOTSUP, out[0]) TH_LOG("%s: %s", who ? "uid 65534" : "root",
+						  strerror(out[0]));
+		EXPECT_EQ(ENOTSUP, out[1]) TH_LOG("%s: %s", who ? "uid 65534" : "root",
+						  strerror(out[1]));
+		EXPECT_EQ(0, out[2]) TH_LOG("%s: %s", who ? "uid 65534" : "root",
+					    strerror(out[2]));
+	}
+	munmap(out, 4096);
+}
+
+/* ---- 4. si_addr of user-only counters ----------------------------------- */
+
+/*
+ * out[0] bind error, out[1] signals, out[2] si_addr.  arg: 0 user-only
+ * counter, user-mode injection at a kernel-looking ip; 1 the same at a user
+ * ip; 2 a user+system counter, kernel-mode injection at a kernel ip; 3 a
+ * CPU binding, user-only, user-mode injection at a kernel-looking ip.
+ */
+static void siaddr_child(long *out, long arg)
+{
+	struct bind_req q = {
+		.scope = PMC_CPC_BIND_CURLWP, .type = PERF_TYPE_RAW, .config = EV_INSTR,
+		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = UINT64_MAX - 9,
+		.signo = SIGEMT_NR, .si_code = EMT_CPCOVF_NR,
+	};
+	unsigned long long ip = arg == 1 ? 0x401234ULL : KERNEL_IP;
+	int fd;
+
+	if (pin_to_cpu(OVF_CPU) || catch_signal(SIGEMT_NR))
+		_exit(2);
+	if (arg == 2)
+		q.rflags |= CPC_COUNT_SYSTEM;
+	if (arg == 3) {
+		q.scope = PMC_CPC_BIND_CPU;
+		q.cpu = OVF_CPU;
+	}
+	fd = cpc_open_node();
+	if (fd < 0)
+		_exit(3);
+	out[0] = -cpc_bind_req(fd, &q, NULL);
+	if (!out[0]) {
+		sig_count = 0;
+		inject_ip(OVF_CPU, EV_INSTR, 10, arg == 2, ip);
+		out[1] = wait_signals(1);
+		out[2] = (long)sig_addr[0];
+	}
+	close(fd);
+}
+
+TEST_F(access, si_addr_of_a_user_only_counter_is_never_a_kernel_address)
+{
+	static const char *const cases[] = {
+		"user-only, user-mode overflow at a kernel-looking ip",
+		"user-only, user-mode overflow at a user ip",
+		"user+system, kernel-mode overflow at a kernel ip",
+		"user-only CPU binding, user-mode overflow at a kernel-looking ip",
+	};
+	long *out = shared_zone(4096);
+	int arg;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	for (arg = 0; arg < 4; arg++) {
+		memset(out, 0, 4096);
+		ASSERT_EQ(0, in_child(siaddr_child, out, arg));
+		ASSERT_EQ(0, out[0]) TH_LOG("%s: bind: %s", cases[arg], strerror(out[0]));
+		ASSERT_EQ(1, out[1]) TH_LOG("%s: no overflow signal", cases[arg]);
+		TH_LOG("%s: si_addr %#lx", cases[arg], (unsigned long)out[2]);
+		if (arg == 1) {
+			EXPECT_EQ(0x401234UL, (unsigned long)out[2]);
+		} else if (arg == 2) {
+			EXPECT_EQ((unsigned long)KERNEL_IP, (unsigned long)out[2]);
+		} else {
+			EXPECT_GT(USER_TOP, (unsigned long)out[2])
+				TH_LOG("SECURITY BUG: %s reported kernel address %#lx",
+				       cases[arg], (unsigned long)out[2]);
+		}
+	}
+	munmap(out, 4096);
+}
+
+/* ---- 5. limits ---------------------------------------------------------- */
+
+static int read_param(const char *name, int def, bool *found)
+{
+	char path[128];
+	int v;
+
+	snprintf(path, sizeof(path), "/sys/module/pmcompat/parameters/%s", name);
+	if (read_file_int(path, &v)) {
+		*found = false;
+		return def;
+	}
+	*found = true;
+	return v;
+}
+
+struct tid_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ready;
+	pid_t *tids;
+	int quit;
+};
+
+static struct tid_pool pool = {
+	.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+};
+
+static void *pool_thread(void *arg)
+{
+	long i = (long)arg;
+
+	pthread_mutex_lock(&pool.lock);
+	pool.tids[i] = gettid();
+	pool.ready++;
+	pthread_cond_broadcast(&pool.cond);
+	while (!pool.quit)
+		pthread_cond_wait(&pool.cond, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+/* Start n threads that wait; their tids in pool.tids. 0 or -1. */
+static int pool_start(int n)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	long i;
+
+	pool.tids = calloc(n, sizeof(pid_t));
+	if (!pool.tids || pthread_attr_init(&attr) ||
+	    pthread_attr_setstacksize(&attr, 65536))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t, &attr, pool_thread, (void *)i) ||
+		    pthread_detach(t))
+			return -1;
+	pthread_mutex_lock(&pool.lock);
+	while (pool.ready < n)
+		pthread_cond_wait(&pool.cond, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+	return 0;
+}
+
+enum {
+	LIM_SETUP, LIM_FD_OK, LIM_FD_ERR, LIM_USER_OK, LIM_USER_ERR, LIM_USER_CURLWP,
+	LIM_AFTER_RELE, LIM_AFTER_CLOSE, LIM_N
+};
+
+/*
+ * As uid 65534 in the group: arg = per_fd | per_user << 16.  Bind per_fd
+ * threads on one descriptor, then one more; fill other descriptors up to
+ * per_user, then one more (PCTX and CURLWP); free one binding by RELE and
+ * one descriptor by close and bind again.
+ */
+static void limits_child(long *out, long arg)
+{
+	int per_fd = arg & 0xffff, per_user = arg >> 16;
+	int nfd = (per_user + per_fd - 1) / per_fd + 1;
+	int *fds = calloc(nfd, sizeof(int));
+	int f, i, n = 0, err = 0;
+
+	out[LIM_SETUP] = -1;
+	if (!fds || become_uid(NOBODY, true, false) || pool_start(per_fd + 1))
+		_exit(2);
+	for (f = 0; f < nfd; f++) {
+		fds[f] = cpc_open_node();
+		if (fds[f] < 0)
+			_exit(3);
+	}
+	out[LIM_SETUP] = 0;
+	/* One descriptor: per_fd binds, then one more. */
+	for (i = 0; i <= per_fd; i++) {
+		err = -cpc_bind_sw(fds[0], PMC_CPC_BIND_PCTX, getpid(), pool.tids[i]);
+		if (err)
+			break;
+	}
+	out[LIM_FD_OK] = i;
+	out[LIM_FD_ERR] = err;
+	n = i;
+	/* Every descriptor: up to per_user in all, then one more. */
+	for (f = 1; f < nfd && !err; f++) {
+		for (i = 0; i < per_fd && n <= per_user; i++) {
+			err = -cpc_bind_sw(fds[f], PMC_CPC_BIND_PCTX, getpid(), pool.tids[i]);
+			if (err)
+				break;
+			n++;
+		}
+	}
+	out[LIM_USER_OK] = n;
+	out[LIM_USER_ERR] = err;
+	out[LIM_USER_CURLWP] = -cpc_bind_sw(fds[nfd - 1], PMC_CPC_BIND_CURLWP, 0, 0);
+	/*
+	 * A binding released makes room on its descriptor and for the user
+	 * (the first binding of a descriptor has id 1).
+	 */
+	out[LIM_AFTER_RELE] = -cpc_id_op(fds[0], PMC_CPC_RELE, 1);
+	if (!out[LIM_AFTER_RELE])
+		out[LIM_AFTER_RELE] = -cpc_bind_sw(fds[0], PMC_CPC_BIND_PCTX, getpid(),
+						   pool.tids[per_fd]);
+	close(fds[1]);
+	out[LIM_AFTER_CLOSE] = -cpc_bind_sw(fds[nfd - 1], PMC_CPC_BIND_PCTX, getpid(),
+					    pool.tids[0]);
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(access, binding_limits_per_descriptor_and_per_user_are_eagain, 300)
+{
+	long *out = shared_zone(4096);
+	bool have_fd, have_user;
+	int per_fd = read_param("max_bindings_per_fd", DEF_MAX_PER_FD, &have_fd);
+	int per_user = read_param("max_bindings_per_user", DEF_MAX_PER_USER, &have_user);
+	int refs = module_refcnt("pmcompat");
+	int round;
+
+	ASSERT_NE(NULL, out);
+	EXPECT_TRUE(have_fd) TH_LOG("no module parameter max_bindings_per_fd");
+	EXPECT_TRUE(have_user) TH_LOG("no module parameter max_bindings_per_user");
+	EXPECT_EQ(DEF_MAX_PER_FD, per_fd);
+	EXPECT_EQ(DEF_MAX_PER_USER, per_user);
+	ASSERT_LT(0, per_fd);
+	ASSERT_LE(per_fd, per_user);
+	ASSERT_GT(4096, per_user);
+	/* Twice: what the first round took must all have been given back. */
+	for (round = 0; round < 2; round++) {
+		memset(out, 0, 4096);
+		ASSERT_EQ(0, in_child(limits_child, out, per_fd | per_user << 16));
+		ASSERT_EQ(0, out[LIM_SETUP]);
+		EXPECT_EQ(per_fd, out[LIM_FD_OK]) TH_LOG("round %d", round);
+		EXPECT_EQ(EAGAIN, out[LIM_FD_ERR])
+			TH_LOG("round %d: binding %d on one descriptor: %s", round, per_fd + 1,
+			       out[LIM_FD_ERR] ? strerror(out[LIM_FD_ERR]) : "taken");
+		EXPECT_EQ(per_user, out[LIM_USER_OK]) TH_LOG("round %d", round);
+		EXPECT_EQ(EAGAIN, out[LIM_USER_ERR])
+			TH_LOG("round %d: binding %d of the user: %s", round, per_user + 1,
+			       out[LIM_USER_ERR] ? strerror(out[LIM_USER_ERR]) : "taken");
+		EXPECT_EQ(EAGAIN, out[LIM_USER_CURLWP]);
+		EXPECT_EQ(0, out[LIM_AFTER_RELE]) TH_LOG("after a RELE: %s",
+							 strerror(out[LIM_AFTER_RELE]));
+		EXPECT_EQ(0, out[LIM_AFTER_CLOSE]) TH_LOG("after a close: %s",
+							  strerror(out[LIM_AFTER_CLOSE]));
+		/* Every descriptor closed: no reference to the module is left. */
+		EXPECT_EQ(refs, module_refcnt("pmcompat"));
+	}
+	munmap(out, 4096);
+}
+
+/* ---- 6. an unprivileged user cannot lock root out ------------------------ */
+
+/* arg: 0 perfmon writer, 1 cpc CPU binding, 2 a flood of bindings. */
+static void lockout_child(long *out, long arg)
+{
+	int fds[8], i, f, n = 0, err = 0, go[2];
+	char c;
+
+	if (pin_to_cpu(MATRIX_CPU) || become_uid(NOBODY, true, false) ||
+	    (arg == 2 && pool_start(DEF_MAX_PER_FD)))
+		_exit(2);
+	for (i = 0; i < 8; i++)
+		fds[i] = -1;
+	go[0] = (int)out[8];
+	go[1] = (int)out[9];
+	if (arg == 0) {
+		fds[0] = open(_PATH_PERFMON, O_RDWR | O_CLOEXEC);
+		out[0] = fds[0] < 0 ? errno : 0;
+		fds[1] = open(_PATH_PERFMON, O_RDONLY | O_CLOEXEC);
+		out[1] = fds[1] < 0 ? errno : 0;
+	} else if (arg == 1) {
+		fds[0] = cpc_open_node();
+		out[0] = fds[0] < 0 ? -fds[0] : -cpc_bind_cpu_raw(fds[0], MATRIX_CPU,
+								   CPC_COUNT_USER);
+	} else {
+		/* Bounded: one more than the per-user limit at most. */
+		for (f = 0; f < 8 && !err && n <= DEF_MAX_PER_USER; f++) {
+			fds[f] = cpc_open_node();
+			for (i = 0; i < DEF_MAX_PER_FD && fds[f] >= 0 && !err &&
+			     n <= DEF_MAX_PER_USER; i++) {
+				err = -cpc_bind_sw(fds[f], PMC_CPC_BIND_PCTX, getpid(),
+						   pool.tids[i]);
+				n += !err;
+			}
+		}
+		out[0] = err;
+		out[1] = n;
+	}
+	/* Hold everything while root tries. */
+	if (write(go[1], "h", 1) != 1)
+		_exit(3);
+	if (read(go[0], &c, 1) != 1)
+		_exit(4);
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(access, unprivileged_user_cannot_lock_root_out, 300)
+{
+	long *out = shared_zone(4096);
+	int p[2], q[2], fd, arg;
+	__u32 id;
+	char c;
+	pid_t pid, t;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	/* Even with the group allowed to write the node (a careless rule). */
+	ASSERT_EQ(0, chmod(_PATH_PERFMON, 0660));
+	ASSERT_EQ(0, pin_to_cpu(MATRIX_CPU));
+	for (arg = 0; arg < 3; arg++) {
+		ASSERT_EQ(0, pipe(p));		/* child -> parent: holding */
+		ASSERT_EQ(0, pipe(q));		/* parent -> child: let go */
+		memset(out, 0, 4096);
+		out[8] = q[0];
+		out[9] = p[1];
+		pid = fork();
+		if (pid == 0)
+			lockout_child(out, arg);
+		ASSERT_LT(0, pid);
+		close(p[1]);
+		close(q[0]);
+		ASSERT_EQ(1, read(p[0], &c, 1)) TH_LOG("case %d: child failed", arg);
+		switch (arg) {
+		case 0:
+			EXPECT_EQ(EPERM, out[0])
+				TH_LOG("uid 65534 opened /dev/perfmon for writing: %s",
+				       out[0] ? strerror(out[0]) : "got the writer slot");
+			EXPECT_EQ(0, out[1]) TH_LOG("O_RDONLY: %s", strerror(out[1]));
+			fd = open(_PATH_PERFMON, O_RDWR | O_CLOEXEC);
+			EXPECT_LE(0, fd) TH_LOG("SECURITY BUG: root locked out of /dev/perfmon: %s",
+						strerror(errno));
+			if (fd >= 0) {
+				EXPECT_EQ(0, perfmon_setup_fd(fd, 0, CTL_INSTR_U));
+				close(fd);
+			}
+			break;
+		case 1:
+			EXPECT_EQ(EACCES, out[0]) TH_LOG("uid 65534 bound CPU %d: %s", MATRIX_CPU,
+							 out[0] ? strerror(out[0]) : "taken");
+			fd = cpc_open_node();
+			ASSERT_LE(0, fd);
+			EXPECT_EQ(0, cpc_bind_cpu_raw(fd, MATRIX_CPU, CPC_COUNT_USER))
+				TH_LOG("SECURITY BUG: root cannot bind CPU %d", MATRIX_CPU);
+			close(fd);
+			break;
+		default:
+			TH_LOG("uid 65534 made %ld bindings, then %s", out[1],
+			       out[0] ? strerror(out[0]) : "stopped");
+			EXPECT_EQ(EAGAIN, out[0]);
+			EXPECT_GE(DEF_MAX_PER_USER, out[1]);
+			fd = cpc_open_node();
+			ASSERT_LE(0, fd);
+			EXPECT_EQ(0, cpc_bind_thread(fd, PMC_CPC_BIND_CURLWP, 0, 0,
+						     CPC_COUNT_USER, NULL))
+				TH_LOG("root's own bind after the flood");
+			t = start_sleeper(OTHER_UID);
+			ASSERT_LT(0, t);
+			EXPECT_EQ(0, cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, t, 0,
+						     CPC_COUNT_USER, &id))
+				TH_LOG("root's bind of another process after the flood");
+			stop_child(t);
+			close(fd);
+			break;
+		}
+		EXPECT_EQ(1, write(q[1], "g", 1));
+		EXPECT_EQ(0, child_status(pid));
+		close(p[0]);
+		close(q[1]);
+	}
+	munmap(out, 4096);
+}
+
+/* ---- what group membership alone gives ---------------------------------- */
+
+/* As uid 65534 in the group: out[0..3] pctr, out[4..6] perfmon, out[7] cpc. */
+static void group_member_opens(long *out, long arg)
+{
+	struct pctrst st;
+	int fd;
+
+	if (pin_to_cpu(MATRIX_CPU) || become_uid(NOBODY, true, false))
+		_exit(2);
+	fd = open(_PATH_PCTR, O_RDONLY | O_CLOEXEC);
+	out[0] = fd < 0 ? errno : 0;
+	out[1] = fd < 0 ? -1 : (ioctl(fd, PCIOCRD, &st) ? errno : 0);
+	if (fd >= 0)
+		close(fd);
+	fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
+	out[2] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	fd = open(_PATH_PERFMON, O_RDONLY | O_CLOEXEC);
+	out[4] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	fd = open(_PATH_PERFMON, O_RDWR | O_CLOEXEC);
+	out[5] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	fd = cpc_open_node();
+	out[7] = fd < 0 ? -fd : 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(access, group_members_read_pctr_and_perfmon_and_use_cpc)
+{
+	long *out = shared_zone(4096);
+
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, in_child(group_member_opens, out, 0));
+	EXPECT_EQ(0, out[0]);
+	EXPECT_EQ(0, out[1]);
+	EXPECT_EQ(EACCES, out[2]);
+	EXPECT_EQ(0, out[4]);
+	EXPECT_EQ(EACCES, out[5]);
+	EXPECT_EQ(0, out[7]);
+	munmap(out, 4096);
+}
+
+TEST_HARNESS_MAIN
