@@ -97,6 +97,9 @@ static int perfmon_start(unsigned int n)
 	unsigned int ctl = perfmon_ctl[n];
 	int ret;
 
+	/* Starting counts the whole system: the privilege, whoever set it up. */
+	if (pmc_access_check(PMC_ACCESS_CPU, NULL))
+		return -EPERM;
 	if (!(ctl & (PERFMON_FLAG(PMCF_USR) | PERFMON_FLAG(PMCF_OS)))) {
 		/* Neither mode selected: running, counting nothing. */
 		perfmon_ctl[n] |= PERFMON_FLAG(PMCF_EN);
