@@ -109,11 +109,17 @@ static void pmc_attr_route(struct perf_event_attr *attr, u32 pmu_type)
 static unsigned long pmc_overflow_pc(const struct pmc_counter *c,
 				     struct pt_regs *regs)
 {
-	if (user_mode(regs) || !c->desc.exclude_kernel)
+	unsigned long pc;
+
+	if (!c->desc.exclude_kernel)
 		return instruction_pointer(regs);
-	if (current->flags & PF_KTHREAD)
-		return 0;
-	return instruction_pointer(task_pt_regs(current));
+	if (user_mode(regs))
+		pc = instruction_pointer(regs);
+	else if (current->flags & PF_KTHREAD)
+		pc = 0;
+	else
+		pc = instruction_pointer(task_pt_regs(current));
+	return pc < TASK_SIZE_MAX ? pc : 0;
 }
 
 /*

@@ -1191,6 +1191,7 @@ static void limits_child(long *out, long arg)
 	out[LIM_FD_OK] = i;
 	out[LIM_FD_ERR] = err;
 	n = i;
+	err = 0;
 	/* Every descriptor: up to per_user in all, then one more. */
 	for (f = 1; f < nfd && !err; f++) {
 		for (i = 0; i < per_fd && n <= per_user; i++) {
