@@ -66,12 +66,7 @@ static struct cpu_id cpu_id(void)
 }
 
 /* The test PMU's general-purpose counters per CPU (cpu_core with hybrid=1). */
-static int gp_counters(void)
-{
-	int n;
-
-	return read_file_int("/sys/module/fakepmu/parameters/ncounters", &n) ? -1 : n;
-}
+#define gp_counters()	fakepmu_gp_counters()
 
 static int nmi_overflows(void)
 {

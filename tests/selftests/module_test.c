@@ -54,7 +54,7 @@ TEST(fakepmu_unload_refused_while_event_open)
 	ASSERT_EQ(0, kmod_remove("fakepmu"));
 	EXPECT_FALSE(module_loaded("fakepmu"));
 	EXPECT_NE(0, access("/sys/bus/event_source/devices/cpu", F_OK));
-	ASSERT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+	ASSERT_EQ(0, fakepmu_reload());
 	EXPECT_EQ(0, access("/sys/bus/event_source/devices/cpu", F_OK));
 }
 
@@ -67,7 +67,7 @@ TEST(fakepmu_bad_parameters)
 	EXPECT_EQ(-EINVAL, kmod_insert(FAKEPMU_KO, "ncounters=0"));
 	EXPECT_EQ(-EINVAL, kmod_insert(FAKEPMU_KO, "ncounters=33"));
 	EXPECT_FALSE(module_loaded("fakepmu"));
-	ASSERT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+	ASSERT_EQ(0, fakepmu_reload());
 }
 
 TEST_HARNESS_MAIN

@@ -166,7 +166,7 @@ FIXTURE_TEARDOWN(pctr)
 	}
 	EXPECT_EQ(0, node_restore(_PATH_PCTR, self->node_saved));
 	if (self->fakepmu_removed && !module_loaded("fakepmu"))
-		EXPECT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+		EXPECT_EQ(0, fakepmu_reload());
 	if (!module_loaded("pmcompat"))
 		EXPECT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
 	EXPECT_EQ(0, pctr_clear_all());
@@ -816,7 +816,7 @@ TEST_F(pctr, unload_with_counters_programmed_then_reload)
 	EXPECT_EQ(0, fakepmu_state_lines("cpu=", NULL));
 	self->fakepmu_removed = true;
 	EXPECT_EQ(0, kmod_remove("fakepmu"));
-	ASSERT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+	ASSERT_EQ(0, fakepmu_reload());
 	ASSERT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
 
 	self->fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
@@ -1145,22 +1145,26 @@ TEST_F(pctr, counter_programmed_while_a_cpu_is_offline_counts_there_later)
 
 TEST_F(pctr, full_pmu_gives_ebusy_and_leaves_the_counter_cleared)
 {
-	int perf_fd[3], cpu = 2, i;
+	int perf_fd[32], cpu = 2, i, ngp = fakepmu_gp_counters();
 	struct perf_event_attr attr;
 	struct pctrst st;
 
 	NEED_FAKEPMU();
 	ASSERT_LT(cpu, count_online_cpus());
+	ASSERT_LT(2, ngp);
 	ASSERT_EQ(0, pctr_set_fd(self->fd, 0, FN_INSTR));
 	/* Programmed but not counting: holds no hardware counter. */
 	ASSERT_EQ(0, pctr_set_fd(self->fd, 1, FN_INSTR_K & ~PCTR_EN));
-	/* Three more pinned events fill CPU 2's four counters. */
+	/*
+	 * Counter 0 has the instructions fixed counter; pinned branch events
+	 * fill CPU 2's general-purpose ones, so counter 1 finds no room.
+	 */
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_RAW;
-	attr.config = EV_CYCLES;
+	attr.config = EV_GP_ONLY;
 	attr.pinned = 1;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ngp; i++) {
 		perf_fd[i] = sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		ASSERT_LE(0, perf_fd[i]) TH_LOG("perf_event_open: %s", strerror(errno));
 	}
@@ -1188,8 +1192,9 @@ TEST_F(pctr, full_pmu_gives_ebusy_and_leaves_the_counter_cleared)
 	EXPECT_EQ((unsigned int)FN_INSTR_K, st.pctr_fn[1]);
 	EXPECT_EQ(3ULL, st.pctr_hwc[1]);
 	EXPECT_EQ(12ULL, st.pctr_hwc[0]);
-	close(perf_fd[0]);
-	close(perf_fd[1]);
+	for (i = 0; i < ngp; i++)
+		if (i != 2)
+			close(perf_fd[i]);
 }
 
 TEST_F(pctr, no_pmu_gives_enodev)
@@ -1220,7 +1225,7 @@ TEST_F(pctr, no_pmu_gives_enodev)
 	}
 	EXPECT_NE(POISON8, st.pctr_tsc);
 
-	ASSERT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+	ASSERT_EQ(0, fakepmu_reload());
 	ASSERT_EQ(0, pctr_set_fd(self->fd, 0, FN_INSTR));
 	ASSERT_EQ(0, inject(1, EV_INSTR, 6));
 	ASSERT_EQ(0, pctr_read_on(self->fd, 1, &st));

@@ -219,7 +219,7 @@ FIXTURE_TEARDOWN(perfmon)
 		EXPECT_EQ(0, write_file(PARANOID_PATH, buf));
 	}
 	if (self->fakepmu_removed && !module_loaded("fakepmu"))
-		EXPECT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+		EXPECT_EQ(0, fakepmu_reload());
 	if (!module_loaded("pmcompat"))
 		EXPECT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
 	if (self->pctr_used)
@@ -1239,31 +1239,32 @@ static int open_pinned(int *fds, int n, int cpu)
  */
 TEST_F(perfmon, start_on_a_full_pmu_is_ebusy_and_disturbs_nothing)
 {
-	unsigned int ctl1 = CTL(EV_CYCLES, 0, PMCF_USR, 0);
-	int perf_fd[3], cpu = 2, err;
+	unsigned int ctl1 = CTL(EV_GP_ONLY, 0, PMCF_USR, 0);
+	int perf_fd[32], cpu = 2, err, i, ngp = fakepmu_gp_counters();
 	long long v = 0;
 
 	NEED_FAKEPMU();
 	ASSERT_LT(cpu, count_online_cpus());
+	ASSERT_LT(1, ngp);
 	ASSERT_EQ(0, SETUP(self->fd, 0, CTL_INSTR_U));
 	ASSERT_EQ(0, START(self->fd, 0));
-	/* Three pinned events take CPU 2's other three counters... */
-	ASSERT_EQ(0, open_pinned(perf_fd, 3, cpu)) TH_LOG("perf_event_open: %s", strerror(errno));
-	/* ...before counter 1 is set up. */
+	/* Pinned events take CPU 2's general-purpose counters... */
+	ASSERT_EQ(0, open_pinned(perf_fd, ngp, cpu)) TH_LOG("perf_event_open: %s", strerror(errno));
+	/* ...before counter 1 (an event only those counters count) is set up. */
 	ASSERT_EQ(0, SETUP(self->fd, 1, ctl1));
 	EXPECT_EQ(-EBUSY, START(self->fd, 1));
 	EXPECT_EQ(ctl1, get_ctl(self->fd, 1));
 	/* Not counting on any CPU; the perf events still are. */
-	EXPECT_EQ(0, fakepmu_state_count("config=0x3c ", NULL));
-	EXPECT_EQ(3, fakepmu_state_count("config=0x2e ", NULL));
+	EXPECT_EQ(0, fakepmu_state_count("config=0xc4 ", NULL));
+	EXPECT_EQ(ngp, fakepmu_state_count("config=0x2e ", NULL));
 
 	ASSERT_EQ(0, inject(cpu, EV_INSTR, 4));
 	ASSERT_EQ(0, inject(0, EV_INSTR, 5));
-	ASSERT_EQ(0, inject(0, EV_CYCLES, 10));
+	ASSERT_EQ(0, inject(0, EV_GP_ONLY, 10));
 	ASSERT_EQ(0, inject(cpu, EV_OTHER, 2));
 	EXPECT_EQ(9LL, read_ctr(self->fd, 0));
 	EXPECT_EQ(2ULL, read_count(perf_fd[0]));
-	EXPECT_EQ(2ULL, read_count(perf_fd[2]));
+	EXPECT_EQ(2ULL, read_count(perf_fd[ngp - 1]));
 	err = perfmon_read_fd(self->fd, 1, &v);
 	/*
 	 * perfmon(4): "The counter stays stopped."  Its value (0) is not
@@ -1277,14 +1278,14 @@ TEST_F(perfmon, start_on_a_full_pmu_is_ebusy_and_disturbs_nothing)
 	EXPECT_EQ(0, STOP(self->fd, 1));
 
 	/* With a counter free, it starts and counts. */
-	close(perf_fd[2]);
+	close(perf_fd[ngp - 1]);
 	ASSERT_EQ(0, START(self->fd, 1));
-	ASSERT_EQ(0, inject(cpu, EV_CYCLES, 3));
-	ASSERT_EQ(0, inject(1, EV_CYCLES, 2));
+	ASSERT_EQ(0, inject(cpu, EV_GP_ONLY, 3));
+	ASSERT_EQ(0, inject(1, EV_GP_ONLY, 2));
 	EXPECT_EQ(5LL, read_ctr(self->fd, 1));
 	EXPECT_EQ(9LL, read_ctr(self->fd, 0));
-	close(perf_fd[0]);
-	close(perf_fd[1]);
+	for (i = 0; i < ngp - 1; i++)
+		close(perf_fd[i]);
 }
 
 /*
@@ -1295,35 +1296,36 @@ TEST_F(perfmon, start_on_a_full_pmu_is_ebusy_and_disturbs_nothing)
  */
 TEST_F(perfmon, start_does_not_evict_pinned_perf_events)
 {
-	unsigned int ctl1 = CTL(EV_CYCLES, 0, PMCF_USR, 0);
-	int perf_fd[3], cpu = 2, ret, i;
+	unsigned int ctl1 = CTL(EV_GP_ONLY, 0, PMCF_USR, 0);
+	int perf_fd[32], cpu = 2, ret, i, ngp = fakepmu_gp_counters();
 	unsigned long long c;
 
 	NEED_FAKEPMU();
 	ASSERT_LT(cpu, count_online_cpus());
+	ASSERT_LT(1, ngp);
 	ASSERT_EQ(0, SETUP(self->fd, 0, CTL_INSTR_U));
 	ASSERT_EQ(0, START(self->fd, 0));
 	ASSERT_EQ(0, SETUP(self->fd, 1, ctl1));
-	ASSERT_EQ(0, open_pinned(perf_fd, 3, cpu)) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, open_pinned(perf_fd, ngp, cpu)) TH_LOG("perf_event_open: %s", strerror(errno));
 	ret = START(self->fd, 1);
 	ASSERT_EQ(0, inject(cpu, EV_OTHER, 6));
 	/*
-	 * Observed: PMIOSTART succeeds and the third perf event goes into its
-	 * error state (read() returns 0 bytes).  Counter 1's perf events were
-	 * created disabled by PMIOSETUP, before the user's; PMIOSTART only
-	 * enables them, and perf schedules pinned events in creation order.
+	 * Counter 1's perf events were created disabled by PMIOSETUP, before
+	 * the user's; perf schedules pinned events in creation order, so
+	 * merely enabling them would push one of the user's events into its
+	 * error state (read() returns 0 bytes).  PMIOSTART must fail instead.
 	 */
 	EXPECT_EQ(-EBUSY, ret)
 		TH_LOG("DRIVER BUG: PMIOSTART took a pinned perf event's counter (%s)",
 		       strerror(-ret));
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ngp; i++) {
 		c = read_count(perf_fd[i]);
 		EXPECT_EQ(6ULL, c)
 			TH_LOG("perf event %d: %s", i,
 			       c == ~0ULL ? "in error state" : "wrong count");
 	}
-	EXPECT_EQ(3, fakepmu_state_count("config=0x2e ", NULL));
-	for (i = 0; i < 3; i++)
+	EXPECT_EQ(ngp, fakepmu_state_count("config=0x2e ", NULL));
+	for (i = 0; i < ngp; i++)
 		close(perf_fd[i]);
 }
 
@@ -1357,7 +1359,7 @@ TEST_F(perfmon, no_pmu_gives_enxio)
 	if (cpu_has_tsc() > 0)
 		EXPECT_EQ(0, ioctl(ro, PMIOTSTAMP, &(struct pmc_tstamp){ 0 }) ? -errno : 0);
 
-	ASSERT_EQ(0, kmod_insert(FAKEPMU_KO, NULL));
+	ASSERT_EQ(0, fakepmu_reload());
 	ASSERT_EQ(0, access("/sys/bus/event_source/devices/cpu", F_OK));
 	/* The refused opens took no writer slot; the old writer still has it. */
 	EXPECT_EQ(-EBUSY, open_perfmon(O_RDWR));

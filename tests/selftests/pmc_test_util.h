@@ -124,6 +124,12 @@ static inline int kmod_insert(const char *path, const char *params)
 	return err;
 }
 
+/* Load the test PMU again with the lane's parameters (e.g. hybrid=1). */
+static inline int fakepmu_reload(void)
+{
+	return kmod_insert(FAKEPMU_KO, getenv("PMCOMPAT_FAKEPMU_PARAMS"));
+}
+
 static inline int kmod_remove(const char *name)
 {
 	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
@@ -253,6 +259,21 @@ static inline int pctr_read_on(int fd, int cpu, struct pctrst *st)
 	return ioctl(fd, PCIOCRD, st) ? -errno : 0;
 }
 #endif /* _MACHINE_PCTR_H_ */
+
+/*
+ * The test PMU's general-purpose counters per CPU (4 on the Intel model, 6 on
+ * the AMD one), or -1.  Besides them, the Intel model has fixed counters for
+ * 0x00c0, 0x003c and 0x0300; 0x00c4 (branches) fits only a general-purpose
+ * counter, so that many pinned 0x00c4 events fill a CPU.
+ */
+#define EV_GP_ONLY	0x00c4
+
+static inline int fakepmu_gp_counters(void)
+{
+	int n;
+
+	return read_file_int("/sys/module/fakepmu/parameters/ncounters", &n) ? -1 : n;
+}
 
 /* Lines of the test PMU's state that contain a and, if not NULL, b. */
 static inline int fakepmu_state_count(const char *a, const char *b)
