@@ -673,8 +673,8 @@ static void fakepmu_count(struct fakepmu_cpu *fc, const struct fakepmu_inject *r
 	unsigned int i;
 
 	regs.ip = req->ip;
-	regs.cs = req->kernel ? __KERNEL_CS : __USER_CS;
-	regs.ss = req->kernel ? __KERNEL_DS : __USER_DS;
+	regs.cs = req->ctx_kernel ? __KERNEL_CS : __USER_CS;
+	regs.ss = req->ctx_kernel ? __KERNEL_DS : __USER_DS;
 	regs.flags = X86_EFLAGS_IF | X86_EFLAGS_FIXED;
 
 	for (i = 0; i < FAKEPMU_NSLOTS; i++) {

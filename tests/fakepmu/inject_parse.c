@@ -13,7 +13,7 @@
 
 #include "inject_parse.h"
 
-enum { KEY_CPU, KEY_EVENT, KEY_COUNT, KEY_MODE, KEY_IP, NKEYS };
+enum { KEY_CPU, KEY_EVENT, KEY_COUNT, KEY_MODE, KEY_IP, KEY_CTX, NKEYS };
 
 static const char *const key_names[NKEYS] = {
 	[KEY_CPU] = "cpu",
@@ -21,7 +21,18 @@ static const char *const key_names[NKEYS] = {
 	[KEY_COUNT] = "count",
 	[KEY_MODE] = "mode",
 	[KEY_IP] = "ip",
+	[KEY_CTX] = "ctx",
 };
+
+/* "user" (0) or "kernel" (1) in [s, e); -EINVAL otherwise. */
+static int parse_mode(const char *s, const char *e)
+{
+	if (e - s == 4 && !memcmp(s, "user", 4))
+		return 0;
+	if (e - s == 6 && !memcmp(s, "kernel", 6))
+		return 1;
+	return -EINVAL;
+}
 
 static int is_space(char c)
 {
@@ -102,13 +113,15 @@ int fakepmu_parse_inject(const char *buf, size_t len, struct fakepmu_inject *out
 			return -EINVAL;
 		seen |= 1u << k;
 
-		if (k == KEY_MODE) {
-			if (p - val == 4 && !memcmp(val, "user", 4))
-				r.kernel = 0;
-			else if (p - val == 6 && !memcmp(val, "kernel", 6))
-				r.kernel = 1;
+		if (k == KEY_MODE || k == KEY_CTX) {
+			int m = parse_mode(val, p);
+
+			if (m < 0)
+				return m;
+			if (k == KEY_MODE)
+				r.kernel = m;
 			else
-				return -EINVAL;
+				r.ctx_kernel = m;
 			continue;
 		}
 		if (parse_u64(val, p, &v))
@@ -136,6 +149,8 @@ int fakepmu_parse_inject(const char *buf, size_t len, struct fakepmu_inject *out
 	if ((seen & ((1u << KEY_CPU) | (1u << KEY_EVENT) | (1u << KEY_COUNT))) !=
 	    ((1u << KEY_CPU) | (1u << KEY_EVENT) | (1u << KEY_COUNT)))
 		return -EINVAL;
+	if (!(seen & (1u << KEY_CTX)))
+		r.ctx_kernel = r.kernel;
 	*out = r;
 	return 0;
 }

@@ -24,10 +24,14 @@ struct fakepmu_inject {
 	unsigned long long count;
 	unsigned long long ip;
 	int kernel;			/* 1: mode=kernel, 0: mode=user */
+	int ctx_kernel;			/* interrupted context: ctx=, default mode */
 };
 
 /*
- * Parse "cpu=N event=0xXUUEE count=C [mode=user|kernel] [ip=0xADDR]".
+ * Parse "cpu=N event=0xXUUEE count=C [mode=user|kernel] [ctx=user|kernel]
+ * [ip=0xADDR]".  mode= is what was counted; ctx= the context the interrupt
+ * found (a different one models skid: a user-mode event whose interrupt lands
+ * in the kernel), by default the same.
  * Numbers are decimal or 0x-prefixed hex.  Keys may come in any order,
  * each at most once; cpu, event and count are required.  One trailing
  * newline is accepted.  Returns 0 or -EINVAL; *out is written only on

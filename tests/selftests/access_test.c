@@ -1026,7 +1026,9 @@ TEST_F(access, overflow_request_on_another_process_is_enotsup)
  * out[0] bind error, out[1] signals, out[2] si_addr.  arg: 0 user-only
  * counter, user-mode injection at a kernel-looking ip; 1 the same at a user
  * ip; 2 a user+system counter, kernel-mode injection at a kernel ip; 3 a
- * CPU binding, user-only, user-mode injection at a kernel-looking ip.
+ * CPU binding, user-only, user-mode injection at a kernel-looking ip; 4 a
+ * user-only counter whose interrupt lands in the kernel (skid: user-mode
+ * events, kernel context, a kernel ip).
  */
 static void siaddr_child(long *out, long arg)
 {
@@ -1052,7 +1054,16 @@ static void siaddr_child(long *out, long arg)
 	out[0] = -cpc_bind_req(fd, &q, NULL);
 	if (!out[0]) {
 		sig_count = 0;
-		inject_ip(OVF_CPU, EV_INSTR, 10, arg == 2, ip);
+		if (arg == 4) {
+			char cmd[128];
+
+			snprintf(cmd, sizeof(cmd),
+				 "cpu=%d event=%#x count=10 mode=user ctx=kernel ip=%#llx",
+				 OVF_CPU, EV_INSTR, ip);
+			inject_raw(cmd);
+		} else {
+			inject_ip(OVF_CPU, EV_INSTR, 10, arg == 2, ip);
+		}
 		out[1] = wait_signals(1);
 		out[2] = (long)sig_addr[0];
 	}
@@ -1066,13 +1077,14 @@ TEST_F(access, si_addr_of_a_user_only_counter_is_never_a_kernel_address)
 		"user-only, user-mode overflow at a user ip",
 		"user+system, kernel-mode overflow at a kernel ip",
 		"user-only CPU binding, user-mode overflow at a kernel-looking ip",
+		"user-only, interrupt skid into the kernel",
 	};
 	long *out = shared_zone(4096);
 	int arg;
 
 	NEED_FAKEPMU();
 	ASSERT_NE(NULL, out);
-	for (arg = 0; arg < 4; arg++) {
+	for (arg = 0; arg < 5; arg++) {
 		memset(out, 0, 4096);
 		ASSERT_EQ(0, in_child(siaddr_child, out, arg));
 		ASSERT_EQ(0, out[0]) TH_LOG("%s: bind: %s", cases[arg], strerror(out[0]));
@@ -1082,6 +1094,12 @@ TEST_F(access, si_addr_of_a_user_only_counter_is_never_a_kernel_address)
 			EXPECT_EQ(0x401234UL, (unsigned long)out[2]);
 		} else if (arg == 2) {
 			EXPECT_EQ((unsigned long)KERNEL_IP, (unsigned long)out[2]);
+		} else if (arg == 4) {
+			/* Where the thread entered the kernel: its write(2) call. */
+			EXPECT_NE(0UL, (unsigned long)out[2]);
+			EXPECT_GT(USER_TOP, (unsigned long)out[2])
+				TH_LOG("SECURITY BUG: %s reported kernel address %#lx",
+				       cases[arg], (unsigned long)out[2]);
 		} else {
 			EXPECT_GT(USER_TOP, (unsigned long)out[2])
 				TH_LOG("SECURITY BUG: %s reported kernel address %#lx",

@@ -39,6 +39,22 @@ TEST(all_keys_any_order_trailing_newline)
 	EXPECT_EQ(0, r.kernel);
 }
 
+/* ctx= is the interrupted context (skid); by default the counted mode's. */
+TEST(interrupted_context)
+{
+	struct fakepmu_inject r;
+
+	ASSERT_EQ(0, parse("cpu=1 event=0xc0 count=1 mode=kernel", &r));
+	EXPECT_EQ(1, r.ctx_kernel);
+	ASSERT_EQ(0, parse("cpu=1 event=0xc0 count=1", &r));
+	EXPECT_EQ(0, r.ctx_kernel);
+	ASSERT_EQ(0, parse("cpu=1 ctx=kernel event=0xc0 count=1 mode=user", &r));
+	EXPECT_EQ(0, r.kernel);
+	EXPECT_EQ(1, r.ctx_kernel);
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 ctx=both", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 ctx=user ctx=user", &r));
+}
+
 TEST(full_64_bit_count)
 {
 	struct fakepmu_inject r;
