@@ -69,11 +69,6 @@
 #define DEF_MAX_PER_FD		256
 #define DEF_MAX_PER_USER	1024
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (injected counts need it)"); \
-} while (0)
-
 static const struct {
 	const char *path;
 	mode_t mode;		/* the policy's mode */

@@ -41,18 +41,6 @@
 /* A raw config that passes /dev/cpc's checks but that perf (the test PMU) refuses. */
 #define CONFIG_REFUSED	((1ULL << 32) | EV_INSTR)
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
-} while (0)
-
-#define NEED_CPUS(n) do {						\
-	int need_ = (n);						\
-									\
-	if (count_online_cpus() < need_)				\
-		SKIP(return, "needs %d online CPUs", need_);		\
-} while (0)
-
 #define NEED_HOTPLUG() do {						\
 	if (count_online_cpus() <= HOTPLUG_CPU ||			\
 	    cpu_online_state(HOTPLUG_CPU) != 1)				\
@@ -75,24 +63,6 @@ static cpc_set_t *set1(cpc_t *cpc, const char *event, uint64_t preset,
 	if (!set || cpc_set_add_request(cpc, set, event, preset, flags, 0, NULL) != 0)
 		return NULL;
 	return set;
-}
-
-/* Sample set into buf and copy its n values to v; 0 or errno. */
-static int sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, uint64_t *v, int n)
-{
-	int i;
-
-	if (cpc_set_sample(cpc, set, buf))
-		return errno;
-	for (i = 0; i < n; i++)
-		if (cpc_buf_get(cpc, buf, i, &v[i]))
-			return errno;
-	return 0;
-}
-
-static int inject_here(unsigned int event, unsigned long long count)
-{
-	return inject(sched_getcpu(), event, count);
 }
 
 static void sleep_ms(int ms)

@@ -16,11 +16,6 @@
 #define OVF_SIG		CPC_DEV_OVF_SIG
 #define OVF_CODE	CPC_DEV_OVF_CODE
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded");			\
-} while (0)
-
 TEST(info)
 {
 	struct pmc_cpc_info info;

@@ -28,7 +28,7 @@ static int is_hybrid(void)
 }
 
 /* The tests written for one "cpu" PMU. */
-#define NEED_FAKEPMU() do {						\
+#define NEED_ONE_CPU_PMU() do {						\
 	if (!have_fakepmu())						\
 		SKIP(return, "test PMU not loaded");			\
 	if (is_hybrid())						\
@@ -100,7 +100,7 @@ TEST(raw_counter_counts_exactly_what_was_injected)
 {
 	int fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	ASSERT_EQ(0, pin_to_cpu(1));
 	fd = open_counter(PERF_TYPE_RAW, EV_INSTR, 0, -1, 0, 0);
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %s", strerror(errno));
@@ -120,7 +120,7 @@ TEST(cpu_wide_counter)
 {
 	int fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	fd = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 2, 0, 0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, inject(2, EV_INSTR, 1000000));
@@ -133,7 +133,7 @@ TEST(user_and_kernel_filters)
 {
 	int fu, fk, fb;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	fu = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 2, 0, 1);
 	fk = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 2, 1, 0);
 	fb = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 2, 0, 0);
@@ -199,7 +199,7 @@ TEST(overflow_signal_at_the_right_count_with_the_injected_ip)
 	__u16 misc = 0;
 	int fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	ASSERT_EQ(0, pin_to_cpu(1));
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigio;
@@ -254,7 +254,7 @@ TEST(kernel_mode_sample)
 	__u16 misc = 0;
 	int fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_RAW;
@@ -283,7 +283,7 @@ TEST(two_counters_on_one_cpu)
 	int fa, fb, slots = 0;
 	FILE *f;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	fa = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 3, 0, 0);
 	fb = open_counter(PERF_TYPE_RAW, EV_CYCLES, -1, 3, 0, 1);
 	ASSERT_LE(0, fa);
@@ -315,7 +315,7 @@ TEST(one_event_too_many_is_multiplexed)
 	struct timespec ts = { 0, 100 * 1000000 };
 	int fd[33], i, n, partial = 0;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	n = gp_counters() + 1;
 	ASSERT_LE(2, n);
 	ASSERT_GE(33, n);
@@ -344,7 +344,7 @@ TEST(one_pinned_event_too_many_goes_to_error_state)
 {
 	int fd[33], i, n, counting = 0, eof = 0;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	n = gp_counters() + 1;
 	ASSERT_LE(2, n);
 	ASSERT_GE(33, n);
@@ -370,7 +370,7 @@ TEST(counts_past_48_bits_are_exact)
 	unsigned long long big = (1ULL << 48) + 5;
 	int fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	fd = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 2, 0, 0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, inject(2, EV_INSTR, big));
@@ -392,7 +392,7 @@ TEST(generic_events_map_to_the_vendors_codes)
 	unsigned int instr = 0x00c0, miss, l1d, cycles;
 	int fi, fc, fl1, fcy;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	if (!c.amd) {
 		cycles = 0x003c, miss = 0x412e, l1d = 0x81d0;
 	} else if (c.family < 0x17) {
@@ -428,7 +428,7 @@ TEST(unsupported_and_invalid_events)
 	struct cpu_id c = cpu_id();
 	int fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	/* No code on this PMU: ENOENT, as on hardware. */
 	EXPECT_EQ(-1, open_counter(PERF_TYPE_HARDWARE, c.amd ? PERF_COUNT_HW_REF_CPU_CYCLES :
 				   PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, -1, 0, 0, 0));
@@ -460,7 +460,7 @@ TEST(raw_config_layout_of_the_vendor)
 	unsigned int i;
 	int fd, fl;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		EXPECT_EQ(-1, open_counter(PERF_TYPE_RAW, refused[i] | 0x40, -1, 2, 0, 0))
 			TH_LOG("config %#llx", refused[i] | 0x40);
@@ -493,7 +493,7 @@ TEST(amd_generic_and_cache_tables)
 	struct cpu_id c = cpu_id();
 	int zen, fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	if (!c.amd)
 		SKIP(return, "Intel CPU: AMD tables do not apply (Intel ones: generic_events_map_to_the_vendors_codes)");
 	zen = c.family >= 0x17;
@@ -538,7 +538,7 @@ TEST(counters_of_the_vendor)
 	struct cpu_id c = cpu_id();
 	int fd[40], n = 0, i, gp, counting = 0;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	gp = gp_counters();
 	ASSERT_LE(1, gp);
 	if (c.amd) {
@@ -618,7 +618,7 @@ TEST(constrained_event_fits_one_counter_only)
 	struct cpu_id c = cpu_id();
 	int fa, fb, fc[3], i;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	if (c.amd)
 		SKIP(return, "AMD CPU: no counter constraints (counters_of_the_vendor checks 0x0148 is not constrained)");
 	ASSERT_LE(3, gp_counters());
@@ -669,7 +669,7 @@ TEST(overflows_are_delivered_from_nmi)
 	long psz = sysconf(_SC_PAGESIZE);
 	int fd, fc, before;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	ASSERT_EQ(0, access(FAKEPMU_NMI_OVF, R_OK));
 	ASSERT_EQ(0, pin_to_cpu(1));
 	memset(&sa, 0, sizeof(sa));
@@ -728,7 +728,7 @@ TEST(bad_inject_input_is_refused_and_changes_nothing)
 	unsigned int i;
 	int fd;
 
-	NEED_FAKEPMU();
+	NEED_ONE_CPU_PMU();
 	fd = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 2, 0, 0);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

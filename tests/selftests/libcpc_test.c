@@ -48,18 +48,6 @@
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
-} while (0)
-
-#define NEED_CPUS(n) do {						\
-	int need_ = (n);						\
-									\
-	if (count_online_cpus() < need_)				\
-		SKIP(return, "needs %d online CPUs", need_);		\
-} while (0)
-
 /* A set of cpc with one request per event, each with flags, preset 0. */
 #define SET(cpc, flags, ...) \
 	make_set(cpc, flags, (const char *const []){ __VA_ARGS__, NULL })
@@ -92,25 +80,7 @@ static int errp(const void *p)
 	return p ? 0 : errno;
 }
 
-/* Sample set into buf and copy its n values to v; 0 or errno. */
-static int sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, uint64_t *v, int n)
-{
-	int i;
-
-	if (cpc_set_sample(cpc, set, buf))
-		return errno;
-	for (i = 0; i < n; i++)
-		if (cpc_buf_get(cpc, buf, i, &v[i]))
-			return errno;
-	return 0;
-}
-
 /* Inject count user-mode events on the CPU the (pinned) caller runs on. */
-static int inject_here(unsigned int event, unsigned long long count)
-{
-	return inject(sched_getcpu(), event, count);
-}
-
 /* The CPUs the calling thread may run on, as a bit mask (CPUs 0-63). */
 static unsigned long long affinity_mask(void)
 {

@@ -19,11 +19,6 @@
 #define USR		CPC_COUNT_USER
 #define USR_SYS		(CPC_COUNT_USER | CPC_COUNT_SYSTEM)
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
-} while (0)
-
 /* The processor, as /proc/cpuinfo and CPUID leaf 0xA describe it. */
 struct cpu {
 	char vendor[16];

@@ -42,11 +42,6 @@
 #define HOTPLUG_CPU	3
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
-} while (0)
-
 /* Results a child process hands back (it must not use the harness macros). */
 struct child_res {
 	int err[8];

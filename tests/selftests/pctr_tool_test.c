@@ -18,11 +18,6 @@
 #define EV_INSTR	0x00c0
 #define KERNEL_IP	0xffffffff81000000ULL
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
-} while (0)
-
 /*
  * Run pctr with args on CPU cpu, as root (0), nobody (1) or nobody in the
  * device group (2), at device dev if not NULL.

@@ -49,11 +49,6 @@
 #define MAX_EXTRA	8
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 
-#define NEED_FAKEPMU() do {						\
-	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
-} while (0)
-
 #define NEED_HOTPLUG() do {						\
 	if (count_online_cpus() <= HOTPLUG_CPU ||			\
 	    cpu_online_state(HOTPLUG_CPU) != 1)				\

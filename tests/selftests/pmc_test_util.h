@@ -275,6 +275,19 @@ static inline int fakepmu_gp_counters(void)
 	return read_file_int("/sys/module/fakepmu/parameters/ncounters", &n) ? -1 : n;
 }
 
+/* Skip a test (kselftest harness) without the test PMU, or without n CPUs. */
+#define NEED_FAKEPMU() do {						\
+	if (!have_fakepmu())						\
+		SKIP(return, "test PMU not loaded (exact counts need it)"); \
+} while (0)
+
+#define NEED_CPUS(n) do {						\
+	int need_ = (n);						\
+									\
+	if (count_online_cpus() < need_)				\
+		SKIP(return, "needs %d online CPUs", need_);		\
+} while (0)
+
 /* Lines of the test PMU's state that contain a and, if not NULL, b. */
 static inline int fakepmu_state_count(const char *a, const char *b)
 {
@@ -660,5 +673,26 @@ static inline int cpc_dev_id_op(int fd, unsigned long cmd, __u32 id)
 	return ioctl(fd, cmd, &id) < 0 ? -errno : 0;
 }
 #endif /* _SYS_CPC_IMPL_H */
+
+#ifdef _LIBCPC_H
+/* Sample set into buf and copy its n values to v; 0 or errno. */
+static inline int sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, uint64_t *v, int n)
+{
+	int i;
+
+	if (cpc_set_sample(cpc, set, buf))
+		return errno;
+	for (i = 0; i < n; i++)
+		if (cpc_buf_get(cpc, buf, i, &v[i]))
+			return errno;
+	return 0;
+}
+
+/* Inject on the CPU the caller runs on (pinned). */
+static inline int inject_here(unsigned int event, unsigned long long count)
+{
+	return inject(sched_getcpu(), event, count);
+}
+#endif /* _LIBCPC_H */
 
 #endif /* PMC_TEST_UTIL_H */
