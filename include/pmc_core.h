@@ -45,12 +45,19 @@ enum pmc_scope {
 	PMC_SCOPE_CPU,		/* one CPU, everything that runs there */
 	PMC_SCOPE_ALL_CPUS,	/* every online CPU, one instance per CPU */
 	PMC_SCOPE_THREAD,	/* one thread, wherever it runs */
+	PMC_SCOPE_TREE,		/* a thread and all it creates later, summed */
 };
 
+/*
+ * PMC_SCOPE_TREE counts a thread and every thread and child it creates
+ * afterwards (perf's inherited events), across exec, as one sum; with cpu
+ * >= 0 only while they run on that CPU.  perf itself drops a task's events
+ * when it execs an image it may not be watched in (setuid and the like).
+ */
 struct pmc_bind {
 	enum pmc_scope scope;
-	int cpu;			/* PMC_SCOPE_CPU */
-	struct task_struct *task;	/* PMC_SCOPE_THREAD (a reference is taken) */
+	int cpu;			/* PMC_SCOPE_CPU; PMC_SCOPE_TREE: -1 = any */
+	struct task_struct *task;	/* THREAD and TREE (a reference is taken) */
 	bool inherit;			/* PMC_SCOPE_THREAD: follow new threads and children */
 };
 
@@ -60,6 +67,7 @@ struct pmc_event_desc {
 	u64 config;		/* for RAW: event-select word without USR/OS/INT/EN */
 	bool exclude_user;
 	bool exclude_kernel;
+	u64 tick_period;	/* PMC_TICK: events between two ticks */
 };
 
 /*
@@ -84,6 +92,14 @@ static inline void pmc_desc_from_evtsel(struct pmc_event_desc *desc, u32 sel)
 #define PMC_START	0x1	/* start counting at once (else stopped) */
 #define PMC_OVERFLOW	0x2	/* overflow when the value passes 2^64 - 1 */
 #define PMC_FREEZE_SET	0x4	/* an overflow stops every counter of the set */
+#define PMC_TICK	0x8	/* interrupt every desc.tick_period events: pmc_set_ticks() */
+
+/*
+ * Tick callback of a set: called in NMI context (on real hardware) on the
+ * CPU that counted, for every tick_period events of a PMC_TICK counter, with
+ * the interrupted registers.  Per-CPU data and atomics only.
+ */
+typedef void (*pmc_tick_fn)(void *ctx, unsigned int idx, struct pt_regs *regs);
 
 struct pmc_set;
 
@@ -138,6 +154,8 @@ struct pmc_set {
 	unsigned long ovf_pending;	/* bit per counter */
 	unsigned long frozen;		/* bit 0: snapshots valid, freeze pending */
 	struct pmc_notify notify;	/* set before counters are programmed */
+	pmc_tick_fn tick_fn;		/* set before counters are programmed */
+	void *tick_ctx;
 	struct irq_work ovf_irq_work;
 	struct work_struct ovf_work;	/* freezes the set (PMC_FREEZE_SET) */
 
@@ -153,6 +171,8 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs);
 void pmc_set_destroy(struct pmc_set *set);
 void pmc_set_notify(struct pmc_set *set, struct task_struct *task, int signo,
 		    int si_code);
+void pmc_set_ticks(struct pmc_set *set, pmc_tick_fn fn, void *ctx);
+int pmc_set_mark_own(struct pmc_set *set, bool on);
 
 int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 			const struct pmc_event_desc *desc, u64 preset,

@@ -158,6 +158,10 @@ static void pmc_overflow_handler(struct perf_event *event,
 	struct pmc_counter *c = event->overflow_handler_context;
 	struct pmc_set *set = c->set;
 
+	if (c->flags & PMC_TICK) {
+		set->tick_fn(set->tick_ctx, c->idx, regs);
+		return;
+	}
 	/* Of a long period's steps, only the one that ends it counts. */
 	if (READ_ONCE(c->long_period) &&
 	    local64_read(&event->count) < READ_ONCE(c->ovf_at))
@@ -260,9 +264,23 @@ static int pmc_slot_cpu(const struct pmc_set *set, unsigned int i)
 		return set->bind.cpu;
 	case PMC_SCOPE_ALL_CPUS:
 		return i;
+	case PMC_SCOPE_TREE:
+		return set->bind.cpu;
 	default:
 		return -1;
 	}
+}
+
+static bool pmc_set_cpu_bound(const struct pmc_set *set)
+{
+	return set->bind.scope == PMC_SCOPE_CPU || set->bind.scope == PMC_SCOPE_ALL_CPUS;
+}
+
+/* Task sets whose events count on any CPU: one slot per CPU PMU. */
+static bool pmc_set_per_pmu(const struct pmc_set *set)
+{
+	return set->bind.scope == PMC_SCOPE_THREAD ||
+	       (set->bind.scope == PMC_SCOPE_TREE && set->bind.cpu < 0);
 }
 
 /* Does slot i of a counter get an event?  (Software events need only one.) */
@@ -270,7 +288,7 @@ static bool pmc_slot_used(const struct pmc_counter *c, unsigned int i)
 {
 	const struct pmc_set *set = c->set;
 
-	if (set->bind.scope == PMC_SCOPE_THREAD)
+	if (!pmc_set_cpu_bound(set))
 		return i == 0 || c->desc.type != PERF_TYPE_SOFTWARE;
 	return test_bit(i, set->online);
 }
@@ -299,15 +317,42 @@ static u64 pmc_counter_period(struct pmc_counter *c, u64 value, u64 count)
 	return PMC_LONG_PERIOD;
 }
 
+/*
+ * Make an event that counts on one CPU (of a CPU set, or a task's while it
+ * runs there): on hybrid CPUs, with the PMU of that CPU's core type, which
+ * is the one that does not refuse the CPU.
+ */
+static struct perf_event *pmc_create_on_cpu(struct perf_event_attr *attr, int cpu,
+					    struct task_struct *task,
+					    perf_overflow_handler_t handler, void *ctx)
+{
+	struct perf_event *event = ERR_PTR(-ENOENT);
+	struct pmc_pmus p;
+	unsigned int k;
+
+	pmc_cpu_pmus(&p);
+	for (k = 0; k < p.n; k++) {
+		struct perf_event_attr a = *attr;
+
+		pmc_attr_route(&a, p.type[k]);
+		event = perf_event_create_kernel_counter(&a, cpu, task, handler, ctx);
+		if (!IS_ERR(event) || PTR_ERR(event) != -ENOENT)
+			break;
+	}
+	return event;
+}
+
 static struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
 {
 	struct pmc_set *set = c->set;
 	bool thread = set->bind.scope == PMC_SCOPE_THREAD;
+	bool tree = set->bind.scope == PMC_SCOPE_TREE;
 	struct perf_event_attr attr = {
 		.type = c->desc.type,
 		.size = sizeof(attr),
 		.config = c->desc.config,
-		.sample_period = pmc_counter_period(c, c->base + c->slots[0].kept, 0),
+		.sample_period = (c->flags & PMC_TICK) ? c->desc.tick_period :
+				 pmc_counter_period(c, c->base + c->slots[0].kept, 0),
 		.pinned = 1,
 		.disabled = 1,
 		.exclude_user = c->desc.exclude_user,
@@ -315,30 +360,20 @@ static struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i
 		.exclude_hv = 1,
 		/* A thread's counters end with its image, as on Solaris. */
 		.remove_on_exec = thread,
-		.inherit = thread && set->bind.inherit,
+		.inherit = (thread && set->bind.inherit) || tree,
 		/* Context switches between threads keep each one's own counts. */
 		.inherit_stat = thread && set->bind.inherit,
 	};
 	struct perf_event *event;
-	struct pmc_pmus p;
-	unsigned int k;
 
-	if (thread) {
+	if (pmc_set_per_pmu(set)) {
 		pmc_attr_route(&attr, set->slot_pmu[i]);
 		event = perf_event_create_kernel_counter(&attr, -1, set->bind.task,
 							 pmc_overflow_handler, c);
 	} else {
-		/* On hybrid CPUs, the PMU of that CPU's core type. */
-		pmc_cpu_pmus(&p);
-		for (k = 0; k < p.n; k++) {
-			struct perf_event_attr a = attr;
-
-			pmc_attr_route(&a, p.type[k]);
-			event = perf_event_create_kernel_counter(&a, pmc_slot_cpu(set, i), NULL,
-								 pmc_overflow_handler, c);
-			if (!IS_ERR(event) || PTR_ERR(event) != -ENOENT)
-				break;
-		}
+		event = pmc_create_on_cpu(&attr, pmc_slot_cpu(set, i),
+					  tree ? set->bind.task : NULL,
+					  pmc_overflow_handler, c);
 	}
 	if (IS_ERR(event) && PTR_ERR(event) == -ENOENT &&
 	    c->desc.type != PERF_TYPE_SOFTWARE && !pmc_hw_pmu_present())
@@ -399,8 +434,11 @@ static u64 pmc_slot_count(const struct pmc_slot *s)
 {
 	u64 enabled, running, v = s->kept;
 
-	/* An inherited set's value is the bound thread's, not the sum. */
-	if (s->event && s->event->attr.inherit)
+	/*
+	 * An inherited thread set's value is the bound thread's, not the sum
+	 * (only those have inherit_stat; a tree's value is the sum).
+	 */
+	if (s->event && s->event->attr.inherit && s->event->attr.inherit_stat)
 		v += pmc_event_own_count(s->event);
 	else if (s->event)
 		v += perf_event_read_value(s->event, &enabled, &running);
@@ -560,7 +598,7 @@ static void pmc_set_free(struct pmc_set *set)
 
 struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 {
-	bool cpu_bound = bind->scope != PMC_SCOPE_THREAD;
+	bool cpu_bound = bind->scope == PMC_SCOPE_CPU || bind->scope == PMC_SCOPE_ALL_CPUS;
 	struct pmc_set *set;
 	struct pmc_pmus p;
 	unsigned int i;
@@ -577,6 +615,10 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 		break;
 	case PMC_SCOPE_THREAD:
 		if (!bind->task)
+			return ERR_PTR(-EINVAL);
+		break;
+	case PMC_SCOPE_TREE:
+		if (!bind->task || bind->cpu < -1 || bind->cpu >= (int)nr_cpu_ids)
 			return ERR_PTR(-EINVAL);
 		break;
 	default:
@@ -600,6 +642,12 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 	case PMC_SCOPE_CPU:
 		set->nslots = 1;
 		break;
+	case PMC_SCOPE_TREE:
+		if (bind->cpu >= 0) {
+			set->nslots = 1;
+			break;
+		}
+		fallthrough;
 	default:
 		pmc_cpu_pmus(&p);
 		set->nslots = p.n;
@@ -635,6 +683,13 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 err:
 	pmc_set_free(set);
 	return ERR_PTR(ret);
+}
+
+/* Call fn(ctx, ...) at the ticks of PMC_TICK counters; before they are programmed. */
+void pmc_set_ticks(struct pmc_set *set, pmc_tick_fn fn, void *ctx)
+{
+	set->tick_fn = fn;
+	set->tick_ctx = ctx;
 }
 
 /* Signal task with signo/si_code at overflows; before counters are programmed. */
@@ -700,6 +755,7 @@ static int pmc_desc_valid(const struct pmc_event_desc *desc)
 static int pmc_set_anchor(struct pmc_set *set, const struct pmc_event_desc *desc)
 {
 	unsigned int class = desc->type == PERF_TYPE_SOFTWARE;
+	bool tree = set->bind.scope == PMC_SCOPE_TREE;
 	struct perf_event_attr attr = {
 		.type = desc->type,
 		.size = sizeof(attr),
@@ -708,15 +764,20 @@ static int pmc_set_anchor(struct pmc_set *set, const struct pmc_event_desc *desc
 		.exclude_user = desc->exclude_user,
 		.exclude_kernel = desc->exclude_kernel,
 		.exclude_hv = 1,
-		.remove_on_exec = 1,
+		.remove_on_exec = !tree,
 	};
 	struct perf_event *event;
 
-	if (set->bind.scope != PMC_SCOPE_THREAD || !set->bind.inherit ||
+	if (!(tree || (set->bind.scope == PMC_SCOPE_THREAD && set->bind.inherit)) ||
 	    set->anchor[class])
 		return 0;
-	pmc_attr_route(&attr, set->slot_pmu[0]);
-	event = perf_event_create_kernel_counter(&attr, -1, set->bind.task, NULL, NULL);
+	if (pmc_set_per_pmu(set)) {
+		pmc_attr_route(&attr, set->slot_pmu[0]);
+		event = perf_event_create_kernel_counter(&attr, -1, set->bind.task,
+							 NULL, NULL);
+	} else {
+		event = pmc_create_on_cpu(&attr, set->bind.cpu, set->bind.task, NULL, NULL);
+	}
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	set->anchor[class] = event;
@@ -733,6 +794,8 @@ static int pmc_overflow_supported(const struct pmc_set *set,
 {
 	switch (set->bind.scope) {
 	case PMC_SCOPE_ALL_CPUS:
+		return -EOPNOTSUPP;
+	case PMC_SCOPE_TREE:
 		return -EOPNOTSUPP;
 	case PMC_SCOPE_THREAD:
 		if (set->bind.inherit)
@@ -755,7 +818,11 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	int ret;
 
 	if (idx >= set->nctrs || pmc_desc_valid(desc) ||
-	    (flags & ~(PMC_START | PMC_OVERFLOW | PMC_FREEZE_SET)))
+	    (flags & ~(PMC_START | PMC_OVERFLOW | PMC_FREEZE_SET | PMC_TICK)))
+		return -EINVAL;
+	if ((flags & PMC_TICK) &&
+	    ((flags & (PMC_OVERFLOW | PMC_FREEZE_SET)) || !set->tick_fn ||
+	     !desc->tick_period || desc->tick_period >= PMC_MAX_PERIOD))
 		return -EINVAL;
 	if (flags & PMC_OVERFLOW) {
 		ret = pmc_overflow_supported(set, desc);
@@ -1115,6 +1182,49 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
 			if (c->slots[j].event)
 				ret = pmc_own_count(c->slots[j].event, &v);
 		values[i] = (binder ? c->base : c->preset) + v;
+	}
+	mutex_unlock(&set->lock);
+	return ret;
+}
+
+/*
+ * PMC_SCOPE_TREE: count the calling thread from now on, or stop counting
+ * it; the threads and children it creates afterwards follow.  Its own copy
+ * of each event (the bound thread's are the events themselves) is found as
+ * pmc_own_count() finds it and switched outside the parent's child_mutex
+ * (perf takes a context's mutex before it).  The copy cannot go away
+ * meanwhile: only its thread's exit or the parent's release (under
+ * set->lock) frees it.  -ENOENT when the caller has no copy of some event.
+ */
+int pmc_set_mark_own(struct pmc_set *set, bool on)
+{
+	unsigned long irqflags;
+	unsigned int i, j;
+	int ret = 0;
+
+	if (set->bind.scope != PMC_SCOPE_TREE)
+		return -EINVAL;
+	mutex_lock(&set->lock);
+	for (i = 0; i < set->nctrs; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+
+		for (j = 0; c->programmed && j < set->nslots; j++) {
+			struct perf_event *parent = c->slots[j].event, *own;
+
+			if (!parent)
+				continue;
+			mutex_lock(&parent->child_mutex);
+			local_irq_save(irqflags);
+			own = pmc_own_copy(parent);
+			local_irq_restore(irqflags);
+			mutex_unlock(&parent->child_mutex);
+			if (!own)
+				ret = -ENOENT;
+			else if (on)
+				perf_event_enable(own);
+			else
+				perf_event_disable(own);
+		}
 	}
 	mutex_unlock(&set->lock);
 	return ret;

@@ -27,9 +27,14 @@ static int __init pmcompat_init(void)
 	ret = cpc_init();
 	if (ret)
 		goto err_perfmon;
+	ret = pfcntr_init();
+	if (ret)
+		goto err_cpc;
 	pr_info("version %s loaded\n", PMCOMPAT_VERSION);
 	return 0;
 
+err_cpc:
+	cpc_exit();
 err_perfmon:
 	perfmon_exit();
 err_pctr:
@@ -41,6 +46,7 @@ err_core:
 
 static void __exit pmcompat_exit(void)
 {
+	pfcntr_exit();
 	cpc_exit();
 	perfmon_exit();
 	pctr_exit();
