@@ -149,6 +149,11 @@ struct pmc_set {
 	bool on_cpuhp;
 	unsigned long *online;		/* CPU-bound sets: slots whose CPU is up */
 	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
+	unsigned int npins;		/* TREE: see pmc_set_pin_current() */
+	struct {
+		struct perf_event *event;
+		bool sw;
+	} pins[8];
 
 	/* Overflow bookkeeping: written in NMI context, atomics only. */
 	unsigned long ovf_pending;	/* bit per counter */
@@ -173,6 +178,7 @@ void pmc_set_notify(struct pmc_set *set, struct task_struct *task, int signo,
 		    int si_code);
 void pmc_set_ticks(struct pmc_set *set, pmc_tick_fn fn, void *ctx);
 int pmc_set_mark_own(struct pmc_set *set, bool on);
+bool pmc_set_has_copies(struct pmc_set *set);
 
 int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 			const struct pmc_event_desc *desc, u64 preset,

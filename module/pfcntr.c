@@ -185,6 +185,7 @@ struct pfm_cfg {
 struct pfm_regs {
 	u64 iccsr;
 	u64 ev5_mux, ev5_freq, ev5_ctxts;
+	bool ev5_mux_set;		/* nothing counts before a PCNT5MUX */
 	u64 ev6_mux;
 };
 
@@ -390,16 +391,32 @@ static unsigned long pfm_want(const struct pfm_file *pf)
  * keep counting (perf cannot stop the copies of a process tree) and only
  * the values freeze.  Counts made while frozen are given back.
  */
+static int pfm_access(const struct pfm_file *pf, const struct pfm_cfg *cfg);
+static int pfm_lock_target(const struct pfm_file *pf, const struct pfm_cfg *cfg,
+			   struct rw_semaphore **lock);
+static void pfm_unlock_target(struct rw_semaphore *lock);
+
 static int pfm_update(struct pfm_file *pf)
 {
 	unsigned long want = pfm_want(pf), old = pf->recording;
 	unsigned long on = want & ~old, off = old & ~want;
+	struct rw_semaphore *lock;
 	u64 v[PFM_NCTRS];
 	unsigned int k, i;
 	int ret;
 
 	if (!on && !off)
 		return 0;
+	if (on) {
+		/* Whoever enables must be allowed to count what is set up. */
+		ret = pfm_lock_target(pf, &pf->cfg, &lock);
+		if (ret)
+			return ret;
+		ret = pfm_access(pf, &pf->cfg);
+		pfm_unlock_target(lock);
+		if (ret)
+			return ret;
+	}
 	if (on && !pf->cfg.logselect) {
 		for (k = 0; k < pf->nslots; k++) {
 			if (!pf->slots[k].set)
@@ -443,7 +460,22 @@ static void pfm_free_sets(struct pmc_set **sets, unsigned int n)
 	kfree(sets);
 }
 
-static int pfm_access(const struct pfm_cfg *cfg)
+/* The process LOGSELECT counts, when it is not the caller's own. */
+static struct task_struct *pfm_target(const struct pfm_file *pf,
+				      const struct pfm_cfg *cfg)
+{
+	if (!cfg->logselect || !pf->root || same_thread_group(pf->root, current))
+		return NULL;
+	return pf->root;
+}
+
+/*
+ * May the caller count what cfg says: whole CPUs (LOGALL), kernel mode,
+ * another process (LOGSELECT set up by a process the descriptor came from)?
+ * With another process, its exec_update_lock is held (pfm_lock_target())
+ * from the check until its events are installed, as perf_event_open() does.
+ */
+static int pfm_access(const struct pfm_file *pf, const struct pfm_cfg *cfg)
 {
 	unsigned int what = PMC_ACCESS_THREAD, i;
 
@@ -454,7 +486,27 @@ static int pfm_access(const struct pfm_cfg *cfg)
 	for_each_set_bit(i, &cfg->on, PFM_NCTRS)
 		if (!cfg->desc[i].exclude_kernel)
 			what |= PMC_ACCESS_KERNEL;
-	return pmc_access_check(what, NULL) ? -EPERM : 0;
+	return pmc_access_check(what, pfm_target(pf, cfg)) ? -EPERM : 0;
+}
+
+static int pfm_lock_target(const struct pfm_file *pf, const struct pfm_cfg *cfg,
+			   struct rw_semaphore **lock)
+{
+	struct task_struct *target = pfm_target(pf, cfg);
+
+	*lock = NULL;
+	if (!target || !cfg->on)
+		return 0;
+	if (down_read_killable(&target->signal->exec_update_lock))
+		return -EINTR;
+	*lock = &target->signal->exec_update_lock;
+	return 0;
+}
+
+static void pfm_unlock_target(struct rw_semaphore *lock)
+{
+	if (lock)
+		up_read(lock);
 }
 
 /* perf has no such event on this CPU: the man page's "not available". */
@@ -497,23 +549,31 @@ static struct pmc_set *pfm_make_set(struct pfm_file *pf, const struct pfm_cfg *c
 static int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 {
 	unsigned long want = pf->intr_on ? pf->sel_en & cfg->on : 0;
+	struct rw_semaphore *lock;
 	struct pmc_set **sets;
 	unsigned int k, i;
 	u64 v[PFM_NCTRS];
 	int ret;
 
-	ret = pfm_access(cfg);
-	if (ret)
-		return ret;
 	if (cfg->logselect && !pf->root)
 		return -EINVAL;
+	ret = pfm_lock_target(pf, cfg, &lock);
+	if (ret)
+		return ret;
+	ret = pfm_access(pf, cfg);
+	if (ret)
+		goto unlock;
+	ret = -ENOMEM;
 	sets = kcalloc(pf->nslots, sizeof(*sets), GFP_KERNEL);
 	if (!sets)
-		return -ENOMEM;
+		goto unlock;
 	for (k = 0; k < pf->nslots && cfg->on; k++) {
-		if (pf->mode != PCNTOPENONE && !cpu_possible(k))
+		int cpu = pfm_slot_cpu(pf, k);
+
+		/* Hybrid PMUs refuse CPUs that never came up: none runs there. */
+		if (!cpu_possible(cpu) || (cfg->logselect && !cpu_present(cpu)))
 			continue;
-		sets[k] = pfm_make_set(pf, cfg, pfm_slot_cpu(pf, k));
+		sets[k] = pfm_make_set(pf, cfg, cpu);
 		if (IS_ERR(sets[k])) {
 			ret = PTR_ERR(sets[k]);
 			sets[k] = NULL;
@@ -527,7 +587,8 @@ static int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 		if (ret)
 			memcpy(v, pf->slots[k].frozen, sizeof(v));
 		memcpy(pf->slots[k].frozen, v, sizeof(v));
-		if (pf->slots[k].set && !pf->cfg.logselect)
+		/* A tree's own events stop; its copies in other threads cannot. */
+		if (pf->slots[k].set)
 			pmc_set_stop(pf->slots[k].set);
 	}
 	for (k = 0; k < pf->nslots; k++) {
@@ -561,15 +622,24 @@ static int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 	kfree(sets);
 	pf->cfg = *cfg;
 	WRITE_ONCE(pf->recording, want);
+	pfm_unlock_target(lock);
 	return 0;
 
 restore:
+	pfm_free_sets(sets, pf->nslots);
+	sets = NULL;
 	for (k = 0; k < pf->nslots; k++) {
-		if (pf->slots[k].set && !pf->cfg.logselect)
-			pmc_set_start(pf->slots[k].set, pf->recording);
+		unsigned long mask = pf->cfg.logselect ?
+				     (pf->root_marked ? pf->cfg.on : 0) : pf->recording;
+
+		if (pf->slots[k].set && mask && pmc_set_start(pf->slots[k].set, mask))
+			pr_warn_ratelimited("pfcntr: counters could not be restarted\n");
 	}
 fail:
-	pfm_free_sets(sets, pf->nslots);
+	if (sets)
+		pfm_free_sets(sets, pf->nslots);
+unlock:
+	pfm_unlock_target(lock);
 	return ret;
 }
 
@@ -627,6 +697,8 @@ static int pfm_cfg_ev4(const struct pfm_file *pf, u64 iccsr, struct pfm_cfg *cfg
 		return -EINVAL;
 	if ((!(dis & 1) && ev0 == PFM_NA) || (!(dis & 2) && ev1 == PFM_NA))
 		return -EINVAL;
+	if (!(dis & 2) && ICCSR_PC1(iccsr) && !pfm_privileged())
+		return -EPERM;		/* every 2^8 events: Tru64's superuser rate */
 	pfm_cfg_event(cfg, 0, dis & 1 ? PFM_OFF : ev0,
 		      ICCSR_PC0(iccsr) ? 1 << 12 : 1 << 16, true, true);
 	pfm_cfg_event(cfg, 1, dis & 2 ? PFM_OFF : ev1,
@@ -681,10 +753,10 @@ static int pfm_cfg_ev5(const struct pfm_file *pf, const struct pfm_regs *r,
 			return -EINVAL;
 		if (f == 3 && !pfm_privileged())
 			return -EPERM;
-		if (f && ev[i] == PFM_NA)
+		if (f && r->ev5_mux_set && ev[i] == PFM_NA)
 			return -EINVAL;
-		pfm_cfg_event(cfg, i, f ? ev[i] : PFM_OFF, f == 3 ? 256 : fast[i],
-			      user, kernel);
+		pfm_cfg_event(cfg, i, f && r->ev5_mux_set ? ev[i] : PFM_OFF,
+			      f == 3 ? 256 : fast[i], user, kernel);
 	}
 	return 0;
 }
@@ -795,37 +867,61 @@ static bool pfm_tree_sets(const struct pfm_file *pf)
 	return pf->cfg.logselect && pf->cfg.on;
 }
 
-/* Mark (or unmark) the caller: it and what it creates from now on are counted. */
+/* Start or stop the root's own events (its mark) on every taken CPU. */
+static int pfm_root_events(struct pfm_file *pf, bool on)
+{
+	unsigned int k;
+	int ret;
+
+	for (k = 0; k < pf->nslots && pfm_tree_sets(pf); k++) {
+		if (!pf->slots[k].set)
+			continue;
+		if (!on) {
+			pmc_set_stop(pf->slots[k].set);
+			continue;
+		}
+		ret = pmc_set_start(pf->slots[k].set, pf->cfg.on);
+		if (ret) {
+			while (k--)
+				if (pf->slots[k].set)
+					pmc_set_stop(pf->slots[k].set);
+			return pfm_perf_error(ret);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Mark (or unmark) the caller: it and what it creates from now on are
+ * counted.  One marked process per open: the first LOGSELECT's caller (the
+ * root), and the threads and children it creates once counters are set up.
+ * Another process's LOGSELECT is refused (EBUSY) unless nobody is marked
+ * and no counters follow a process yet.
+ */
 static int pfm_mark(struct pfm_file *pf, bool on)
 {
 	unsigned int k;
 	int ret = 0;
 
-	if (!pf->root || (pf->root != current && !pfm_tree_sets(pf))) {
-		if (!on && pf->root != current)
+	if (pf->root == current) {
+		if (pf->root_marked == on)
+			return 0;
+		ret = pfm_root_events(pf, on);
+		if (!ret)
+			pf->root_marked = on;
+		return ret;
+	}
+	if (!pf->root || (!pfm_tree_sets(pf) && !pf->root_marked)) {
+		if (!on)
 			return 0;
 		if (pf->root)
 			put_task_struct(pf->root);
 		pf->root = get_task_struct(current);
-		pf->root_marked = on;
+		pf->root_marked = true;
 		return 0;
 	}
-	if (pf->root == current) {
-		if (pf->root_marked == on)
-			return 0;
-		for (k = 0; k < pf->nslots && pfm_tree_sets(pf); k++) {
-			if (!pf->slots[k].set)
-				continue;
-			if (on)
-				ret = pmc_set_start(pf->slots[k].set, pf->cfg.on);
-			else
-				pmc_set_stop(pf->slots[k].set);
-			if (ret)
-				return pfm_perf_error(ret);
-		}
-		pf->root_marked = on;
-		return 0;
-	}
+	if (!pfm_tree_sets(pf))
+		return on ? -EBUSY : 0;
 	/* A thread or child of the root: its own copies. */
 	for (k = 0; k < pf->nslots; k++)
 		if (pf->slots[k].set && pmc_set_mark_own(pf->slots[k].set, on))
@@ -833,30 +929,56 @@ static int pfm_mark(struct pfm_file *pf, bool on)
 	return on ? ret : 0;
 }
 
+/* Do threads other than the root count (copies made at their creation)? */
+static bool pfm_has_copies(struct pfm_file *pf)
+{
+	unsigned int k;
+
+	for (k = 0; k < pf->nslots && pfm_tree_sets(pf); k++)
+		if (pf->slots[k].set && pmc_set_has_copies(pf->slots[k].set))
+			return true;
+	return false;
+}
+
 /*
- * Count what cfg says (LOGALL or LOGSELECT included), then mark the caller
- * if asked.  LOGSELECT without a marked process yet follows the caller,
- * unmarked until it is marked.
+ * Count what cfg says (LOGALL or LOGSELECT included) and mark the caller if
+ * asked, all or nothing.  LOGSELECT without a marked process yet follows
+ * the caller, unmarked until it is marked.  perf gives a thread copies of
+ * a process's events only when it is created, so new events would not
+ * reach the threads and children counted so far: a change of what a
+ * process tree counts is refused (EBUSY) while they live.
  */
 static int pfm_switch(struct pfm_file *pf, const struct pfm_cfg *cfg, bool mark)
 {
-	bool new_root = false;
-	int ret;
+	struct task_struct *old_root = pf->root;
+	bool old_marked = pf->root_marked;
+	int ret = 0;
 
-	if (cfg->logselect && !pf->root) {
+	if (pfm_tree_sets(pf) && !pfm_cfg_equal(cfg, &pf->cfg) && pfm_has_copies(pf))
+		return -EBUSY;
+	if (old_root)
+		get_task_struct(old_root);
+	if (mark) {
+		ret = pfm_mark(pf, true);
+	} else if (cfg->logselect && !pf->root) {
 		pf->root = get_task_struct(current);
 		pf->root_marked = false;
-		new_root = true;
 	}
-	ret = pfm_apply_changed(pf, cfg);
-	if (ret) {
-		if (new_root) {
+	if (!ret)
+		ret = pfm_apply_changed(pf, cfg);
+	if (ret && pf->root != old_root) {
+		/* The caller became the root: the old one comes back. */
+		if (pf->root)
 			put_task_struct(pf->root);
-			pf->root = NULL;
-		}
+		pf->root = old_root;
+		pf->root_marked = old_marked;
 		return ret;
 	}
-	return mark ? pfm_mark(pf, true) : 0;
+	if (ret && pf->root_marked != old_marked)
+		pfm_mark(pf, old_marked);
+	if (old_root)
+		put_task_struct(old_root);
+	return ret;
 }
 
 static int pfm_select(struct pfm_file *pf, bool logselect, bool mark)
@@ -878,9 +1000,9 @@ static int pfm_select(struct pfm_file *pf, bool logselect, bool mark)
 static int pfm_get_long(void __user *argp, bool compat, s64 *v)
 {
 	if (compat) {
-		s32 v32;
+		u32 v32;	/* register images: PF5_MUX0_ISSUES is bit 31 */
 
-		if (get_user(v32, (s32 __user *)argp))
+		if (get_user(v32, (u32 __user *)argp))
 			return -EFAULT;
 		*v = v32;
 		return 0;
@@ -1010,31 +1132,24 @@ static int pfm_getiplhis(struct pfm_file *pf, void __user *argp, bool compat)
 
 static int pfm_clearcnt(struct pfm_file *pf)
 {
-	struct pfm_count c;
 	unsigned int k, i, e;
 	int cpu, ret;
 
 	if (!(pf->items & (PFM_COUNTERS | PFM_IPL)))
 		return -EINVAL;
 	if (pf->items & PFM_COUNTERS) {
-		for (k = 0; k < pf->nslots; k++) {
-			if (!pf->slots[k].set)
-				continue;
-			ret = pfm_count_slot(pf, k, &c);
-			if (ret)
-				return ret;
-		}
-		for (k = 0; k < pf->nslots; k++) {
-			struct pfm_cpu *s = &pf->slots[k];
+		struct pfm_count *all = kcalloc(pf->nslots, sizeof(*all), GFP_KERNEL);
 
-			if (pf->mode != PCNTOPENONE && !cpu_possible(k))
-				continue;
-			ret = pfm_count_slot(pf, k, &c);
-			if (ret)
-				return ret;
+		if (!all)
+			return -ENOMEM;
+		for (k = 0, ret = 0; k < pf->nslots && !ret; k++)
+			ret = pfm_count_slot(pf, k, &all[k]);
+		for (k = 0; k < pf->nslots && !ret; k++)
 			for (i = 0; i < PFM_NCTRS; i++)
-				s->ticks_adj[i] -= c.ticks[i];
-		}
+				pf->slots[k].ticks_adj[i] -= all[k].ticks[i];
+		kfree(all);
+		if (ret)
+			return ret;
 		pf->tsc_clear = rdtsc_ordered();
 	}
 	if (pf->items & PFM_IPL)
@@ -1075,7 +1190,7 @@ static int pfm_image_request(struct pfm_file *pf, unsigned int op, bool ev5,
 	unsigned int nctrs = ev5 ? 3 : 2, first, last, k, i;
 	unsigned long sel, old_sel = pf->sel_en;
 	bool old_on = pf->intr_on;
-	u64 image, v[PFM_NCTRS];
+	u64 image, (*cur)[PFM_NCTRS];
 	int ret;
 
 	if (get_user(image, argp))
@@ -1116,24 +1231,24 @@ static int pfm_image_request(struct pfm_file *pf, unsigned int op, bool ev5,
 	case 46: case 56:			/* RESTART */
 	case 47: case 57:			/* SETCNTRS */
 	case 52:				/* ENABWRITE */
-		for (k = first; k < last; k++) {
-			ret = pfm_values(pf, k, v);
-			if (ret)
-				return ret;
-		}
-		for (k = first; k < last; k++) {
-			if (pf->mode != PCNTOPENONE && !cpu_possible(k))
-				continue;
-			pfm_values(pf, k, v);
+		cur = kcalloc(last - first, sizeof(*cur), GFP_KERNEL);
+		if (!cur)
+			return -ENOMEM;
+		for (k = first, ret = 0; k < last && !ret; k++)
+			ret = pfm_values(pf, k, cur[k - first]);
+		for (k = first; k < last && !ret; k++) {
 			for_each_set_bit(i, &sel, nctrs) {
 				u64 val = 0;
 
 				if (op == 47 || op == 57 || op == 52)
 					val = (image >> img->shift[i]) &
 					      GENMASK_ULL(img->width[i] - 1, 0);
-				pfm_write_hw(pf, k, i, v[i], val);
+				pfm_write_hw(pf, k, i, cur[k - first][i], val);
 			}
 		}
+		kfree(cur);
+		if (ret)
+			return ret;
 		if (op == 46 || op == 56 || op == 52) {
 			pf->sel_en |= sel;
 			pf->intr_on = true;
@@ -1186,6 +1301,7 @@ static int pfm_mux(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 		break;
 	case PCNT5MUX:
 		r.ev5_mux = v;
+		r.ev5_mux_set = true;
 		ret = pfm_cfg_ev5(pf, &r, &cfg);
 		break;
 	case PCNT5FREQ:

@@ -715,6 +715,8 @@ void pmc_set_destroy(struct pmc_set *set)
 	for (i = 0; i < ARRAY_SIZE(set->anchor); i++)
 		if (set->anchor[i])
 			perf_event_release_kernel(set->anchor[i]);
+	for (i = 0; i < set->npins; i++)
+		perf_event_release_kernel(set->pins[i].event);
 	mutex_unlock(&set->lock);
 	/* No event is left to overflow; drain what is in flight. */
 	irq_work_sync(&set->ovf_irq_work);
@@ -1188,12 +1190,66 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
 }
 
 /*
+ * A copy of a tree's event lives in a perf context that perf may swap with
+ * an equivalent one (a sibling's) at a context switch, taking the copy to
+ * the other thread.  A disabled, non-inherited event of the caller's own
+ * makes perf unclone the caller's context and never clone it again, so its
+ * copies stay its own.  One per caller and perf context class, kept until
+ * the set goes; set->lock held.
+ */
+static int pmc_set_pin_current(struct pmc_set *set)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < set->nctrs; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+		bool sw = c->desc.type == PERF_TYPE_SOFTWARE;
+		struct perf_event_attr attr = {
+			.type = c->desc.type,
+			.size = sizeof(attr),
+			.config = c->desc.config,
+			.disabled = 1,
+			.exclude_user = c->desc.exclude_user,
+			.exclude_kernel = c->desc.exclude_kernel,
+			.exclude_hv = 1,
+		};
+		struct perf_event *event;
+		bool have = false;
+
+		if (!c->programmed)
+			continue;
+		for (k = 0; k < set->npins; k++)
+			if (READ_ONCE(set->pins[k].event->ctx->task) == current &&
+			    set->pins[k].sw == sw)
+				have = true;
+		if (have)
+			continue;
+		if (set->npins == ARRAY_SIZE(set->pins))
+			return -ENOSPC;
+		if (pmc_set_per_pmu(set)) {
+			pmc_attr_route(&attr, set->slot_pmu[0]);
+			event = perf_event_create_kernel_counter(&attr, -1, current,
+								 NULL, NULL);
+		} else {
+			event = pmc_create_on_cpu(&attr, set->bind.cpu, current, NULL, NULL);
+		}
+		if (IS_ERR(event))
+			return PTR_ERR(event);
+		set->pins[set->npins].event = event;
+		set->pins[set->npins].sw = sw;
+		set->npins++;
+	}
+	return 0;
+}
+
+/*
  * PMC_SCOPE_TREE: count the calling thread from now on, or stop counting
  * it; the threads and children it creates afterwards follow.  Its own copy
  * of each event (the bound thread's are the events themselves) is found as
  * pmc_own_count() finds it and switched outside the parent's child_mutex
- * (perf takes a context's mutex before it).  The copy cannot go away
- * meanwhile: only its thread's exit or the parent's release (under
+ * (perf takes a context's mutex before it).  The caller's context is
+ * pinned first (pmc_set_pin_current()), so the copy stays in it and cannot
+ * go away meanwhile: only its thread's exit or the parent's release (under
  * set->lock) frees it.  -ENOENT when the caller has no copy of some event.
  */
 int pmc_set_mark_own(struct pmc_set *set, bool on)
@@ -1205,6 +1261,11 @@ int pmc_set_mark_own(struct pmc_set *set, bool on)
 	if (set->bind.scope != PMC_SCOPE_TREE)
 		return -EINVAL;
 	mutex_lock(&set->lock);
+	if (current != set->bind.task) {
+		ret = pmc_set_pin_current(set);
+		if (ret)
+			goto out;
+	}
 	for (i = 0; i < set->nctrs; i++) {
 		struct pmc_counter *c = &set->ctr[i];
 
@@ -1226,8 +1287,33 @@ int pmc_set_mark_own(struct pmc_set *set, bool on)
 				perf_event_disable(own);
 		}
 	}
+out:
 	mutex_unlock(&set->lock);
 	return ret;
+}
+
+/* Does a live thread other than the bound one count in this tree? */
+bool pmc_set_has_copies(struct pmc_set *set)
+{
+	bool copies = false;
+	unsigned int i, j;
+
+	mutex_lock(&set->lock);
+	for (i = 0; i < set->nctrs && !copies; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+
+		for (j = 0; c->programmed && j < set->nslots && !copies; j++) {
+			struct perf_event *parent = c->slots[j].event;
+
+			if (!parent)
+				continue;
+			mutex_lock(&parent->child_mutex);
+			copies = !list_empty(&parent->child_list);
+			mutex_unlock(&parent->child_mutex);
+		}
+	}
+	mutex_unlock(&set->lock);
+	return copies;
 }
 
 /* True when some instance of a programmed counter no longer counts. */
