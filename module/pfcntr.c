@@ -946,7 +946,8 @@ static bool pfm_has_copies(struct pfm_file *pf)
  * the caller, unmarked until it is marked.  perf gives a thread copies of
  * a process's events only when it is created, so new events would not
  * reach the threads and children counted so far: a change of what a
- * process tree counts is refused (EBUSY) while they live.
+ * process tree counts is refused (EBUSY) while they live (LOGALL, which
+ * counts them anyway, is not).
  */
 static int pfm_switch(struct pfm_file *pf, const struct pfm_cfg *cfg, bool mark)
 {
@@ -954,7 +955,8 @@ static int pfm_switch(struct pfm_file *pf, const struct pfm_cfg *cfg, bool mark)
 	bool old_marked = pf->root_marked;
 	int ret = 0;
 
-	if (pfm_tree_sets(pf) && !pfm_cfg_equal(cfg, &pf->cfg) && pfm_has_copies(pf))
+	if (pfm_tree_sets(pf) && cfg->logselect && !pfm_cfg_equal(cfg, &pf->cfg) &&
+	    pfm_has_copies(pf))
 		return -EBUSY;
 	if (old_root)
 		get_task_struct(old_root);
