@@ -55,6 +55,38 @@ echo "\$ solaris-cpc1-example | head -n 3    # PAPI_tot_ins, PAPI_tot_cyc: no in
 /pmcompat/tests/solaris-cpc1-example 2>&1 | head -n 3
 
 echo
+echo "--- Tru64 UNIX pfm(7) on /dev/pfcntr ---"
+run ls -l /dev/pfcntr
+echo "# PAPI's EV6 calls: PCNTOPENALL (all CPUs summed), PCNTLOGSELECT (this process and"
+echo "# what it starts), retired instructions and cycles; the command runs on CPU 1"
+ev6="echo cpu=1 event=0x00c0 count=3000000 mode=user >$inject; echo cpu=1 event=0x003c count=5000000 mode=kernel >$inject; echo cpu=2 event=0x00c0 count=1000000 mode=user >$inject"
+echo "\$ tru64-ev6-papi-example taskset -c 1 sh -c '$ev6'"
+/pmcompat/tests/tru64-ev6-papi-example taskset -c 1 sh -c "$ev6" 2>&1
+echo "  [test PMU: the command injects 3000000 instructions (user mode) and 5000000 cycles (kernel"
+echo "   mode: EV6 counts both) on CPU 1, where it runs: counted; 1000000 instructions on CPU 2,"
+echo "   where it does not run: not counted]"
+echo "# EV5 in PCNTOPENEACH mode, PCNTLOGALL: instructions, branches (flow changes) and"
+echo "# cycles of each whole CPU, a tick every 65536, 65536 and 16384 events"
+cat >/tmp/tru64-load.sh <<EOF
+c=0
+while [ \$c -lt $ncpu ]; do
+	echo "cpu=\$c event=0x00c0 count=\$(( (c + 1) * 100000 )) mode=user" >$inject
+	echo "cpu=\$c event=0x00c4 count=\$(( (c + 1) * 30000 )) mode=kernel" >$inject
+	echo "cpu=\$c event=0x003c count=\$(( (c + 1) * 1000000 )) mode=user" >$inject
+	c=\$((c + 1))
+done
+EOF
+run cat /tmp/tru64-load.sh
+run /pmcompat/tests/tru64-ev5-each-example sh /tmp/tru64-load.sh
+c=0
+while [ $c -lt "$ncpu" ]; do
+	i=$(( (c + 1) * 100000 )) b=$(( (c + 1) * 30000 )) y=$(( (c + 1) * 1000000 ))
+	echo "  [test PMU: cpu $c: ticks $((i / 65536)) $((b / 65536)) $((y / 16384))" \
+		"raw $((i % 65536)) $((b % 65536)) $((y % 16384)) counts $i $b $y]"
+	c=$((c + 1))
+done
+
+echo
 run rmmod pmcompat
 run insmod /pmcompat/pmcompat.ko
 echo "--- end of demo ---"
