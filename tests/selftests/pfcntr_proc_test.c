@@ -625,31 +625,32 @@ TEST_F(pfp, clearpcbpme_keeps_children_forked_before_and_skips_those_after)
 
 TEST_F(pfp, logall_counts_every_process_on_the_cpus_logselect_does_not)
 {
-	struct waiter w = { -1, -1 };
+	struct waiter w1 = { -1, -1 }, w2 = { -1, -1 }, w3 = { -1, -1 };
 
+	/* Three unrelated processes, forked before the open. */
+	ASSERT_EQ(0, waiter_fork(&w1, 2, EV_INSTR, 300, false));
+	ASSERT_EQ(0, waiter_fork(&w2, 2, EV_INSTR, 5000, false));
+	ASSERT_EQ(0, waiter_fork(&w3, 0, EV_INSTR, 60000, true));
 	ASSERT_EQ(0, pin_to_cpu(1));
 	self->fd = pf_open(PCNTOPENALL);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pf6_start(self->fd, false, MUX6_INSTR_CYCLES));
 	/* An unrelated process, whatever runs there (the idle task), the caller. */
-	ASSERT_EQ(0, waiter_fork(&w, 2, EV_INSTR, 300, false));
-	ASSERT_EQ(0, waiter_go(&w));
+	ASSERT_EQ(0, waiter_go(&w1));
 	ASSERT_EQ(0, inject(3, EV_INSTR, 20));
 	ASSERT_EQ(0, inject(1, EV_INSTR, 4));
 	EXPECT_EQ(U(324), pf6_instr(self->fd));
 	/* The same under LOGSELECT: the caller alone. */
 	ASSERT_EQ(0, pf_req(self->fd, PCNTLOGSELECT));
-	ASSERT_EQ(0, waiter_fork(&w, 2, EV_INSTR, 300, false));
-	ASSERT_EQ(0, waiter_go(&w));
+	ASSERT_EQ(0, waiter_go(&w2));
 	ASSERT_EQ(0, inject(3, EV_INSTR, 20));
 	ASSERT_EQ(0, inject(1, EV_INSTR, 4));
 	EXPECT_EQ(U(328), pf6_instr(self->fd));
 	/* And LOGALL again. */
 	ASSERT_EQ(0, pf_req(self->fd, PCNTLOGALL));
-	ASSERT_EQ(0, waiter_fork(&w, 2, EV_INSTR, 300, false));
-	ASSERT_EQ(0, waiter_go(&w));
+	ASSERT_EQ(0, waiter_go(&w3));
 	ASSERT_EQ(0, inject(3, EV_INSTR, 20));
-	EXPECT_EQ(U(648), pf6_instr(self->fd));
+	EXPECT_EQ(U(60348), pf6_instr(self->fd));
 }
 
 /* ---- 4. EV5 contexts --------------------------------------------------------- */
@@ -749,6 +750,545 @@ TEST_F(pfp, ev5_ctxts_before_the_mux_is_accepted)
 	ASSERT_EQ(0, inject_mode(1, EV_INSTR, 12, false));
 	ASSERT_EQ(0, inject_mode(1, EV_INSTR, 1200, true));
 	EXPECT_EQ(U(12), pf5_instr(self->fd));
+}
+
+/* ---- 5. unprivileged callers -------------------------------------------- */
+
+/*
+ * fn(o, ifd, cpu) in a child that pinned itself to cpu, opened the inject
+ * file (ifd) and then became uid 65534, in the node's group or not.  The
+ * child's exit status (0), or -1.
+ */
+typedef void (*unpriv_fn)(struct unpriv_out *o, int ifd, int cpu);
+
+static int run_unpriv(struct unpriv_out *o, bool in_group, int cpu, unpriv_fn fn)
+{
+	unsigned int i;
+	pid_t pid;
+	int ifd;
+
+	for (i = 0; i < sizeof(o->err) / sizeof(o->err[0]); i++)
+		o->err[i] = NOT_RUN;
+	memset(o->val, 0xcc, sizeof(o->val));
+	o->step = 0;
+	o->caps = -1;
+	pid = fork();
+	if (pid == 0) {
+		ifd = open(FAKEPMU_INJECT, O_WRONLY | O_CLOEXEC);
+		if (ifd < 0 || pin_to_cpu(cpu))
+			_exit(2);
+		if (become_nobody(in_group))
+			_exit(3);
+		o->caps = cap_effective(CAP_PERFMON) != 0 || cap_effective(CAP_SYS_ADMIN) != 0;
+		fn(o, ifd, cpu);
+		_exit(0);
+	}
+	return child_status(pid);
+}
+
+/* The node as the udev rule makes it (0640, the group), paranoid 2. */
+static int unpriv_prepare(FIXTURE_DATA(pfp) *self)
+{
+	int err = node_to_test_group(PFCNTR_PATH, 0640, &self->node_saved);
+
+	if (err) {
+		self->node_saved = -1;
+		return err;
+	}
+	return set_paranoid(&self->paranoid, 2);
+}
+
+#define STEP(i, call)	(o->step = (i), o->err[i] = (call))
+
+/*
+ * A user-mode-only EV5 LOGSELECT program, set up without counting kernel
+ * mode or whole CPUs at any step: all counters off (PCNT5FREQ 0), the
+ * contexts, the events, the default rates, RESTART.  err[1..5].
+ */
+static int unpriv_ev5_setup(struct unpriv_out *o, int fd)
+{
+	STEP(1, pf_long(fd, PCNT5FREQ, 0));
+	STEP(2, pf_long(fd, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER));
+	STEP(3, pf_long(fd, PCNT5MUX, MUX5_ISB_CYC));
+	STEP(4, pf_long(fd, PCNT5FREQ, PF5_C0_INT_EVERY_65536 | PF5_C1_INT_EVERY_65536 |
+					PF5_C2_INT_EVERY_16384));
+	STEP(5, pf5_image(fd, PCNT5RESTART, 7, PMCTRS_ALL_CPUS));
+	return o->err[1] || o->err[2] || o->err[3] || o->err[4] || o->err[5];
+}
+
+/* pfm(7)'s order: PCNT5CTXTS, PCNT5MUX, PCNT5RESTART; then counts. */
+static void unpriv_ev5_papi_order(struct unpriv_out *o, int ifd, int cpu)
+{
+	int fd = pf_open(PCNTOPENALL);
+
+	STEP(0, fd < 0 ? fd : 0);
+	if (fd < 0)
+		return;
+	STEP(1, pf_long(fd, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER));
+	STEP(2, pf_long(fd, PCNT5MUX, MUX5_ISB_CYC));
+	STEP(3, pf5_image(fd, PCNT5RESTART, 7, PMCTRS_ALL_CPUS));
+	STEP(4, inject_fd(ifd, cpu, EV_INSTR, 65536 + 3, false));
+	STEP(5, inject_fd(ifd, cpu, EV_INSTR, 500, true));
+	o->val[0] = pf5_instr(fd);
+}
+
+TEST_F(pfp, unprivileged_ev5_user_logselect_in_pfm7_order)
+{
+	struct unpriv_out *o = shared_zone(sizeof(*o));
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, run_unpriv(o, true, 2, unpriv_ev5_papi_order));
+	EXPECT_EQ(0, o->caps);
+	EXPECT_EQ(0, o->err[0]) TH_LOG("open as a member of the group");
+	EXPECT_EQ(0, o->err[1]) TH_LOG("PCNT5CTXTS(THIS_PROC|USER)");
+	EXPECT_EQ(0, o->err[2]) TH_LOG("PCNT5MUX");
+	EXPECT_EQ(0, o->err[3]) TH_LOG("PCNT5RESTART");
+	EXPECT_EQ(U(65536 + 3), o->val[0]);
+}
+
+static void unpriv_ev5_counts(struct unpriv_out *o, int ifd, int cpu)
+{
+	int fd = pf_open(PCNTOPENALL), other = cpu == 2 ? 3 : 2;
+	struct pfcntrs_ev5 c;
+
+	STEP(0, fd < 0 ? fd : 0);
+	if (fd < 0 || unpriv_ev5_setup(o, fd))
+		return;
+	STEP(6, inject_fd(ifd, cpu, EV_INSTR, 2 * 65536 + 5, false));
+	STEP(7, inject_fd(ifd, cpu, EV_INSTR, 1000, true));	/* kernel: no */
+	STEP(8, inject_fd(ifd, cpu, EV_CYCLES, 16384 + 1, false));
+	STEP(9, inject_fd(ifd, other, EV_INSTR, 77, false));	/* not running there */
+	STEP(10, pf5_read(fd, &c));
+	o->val[0] = c.pf_cntr0;
+	o->val[1] = c.pf_cntr2;
+	STEP(11, ioctl(fd, PCNT5GETCNT, &(struct pfcntrs_ev5 *){ &c }) ? -errno : 0);
+	o->val[2] = c.pf_cntr0;
+	o->val[3] = c.pf_cntr2;
+}
+
+TEST_F(pfp, unprivileged_ev5_user_logselect_counts_exactly)
+{
+	struct unpriv_out *o = shared_zone(sizeof(*o));
+	int i;
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, run_unpriv(o, true, 2, unpriv_ev5_counts));
+	EXPECT_EQ(0, o->caps);
+	for (i = 0; i <= 11; i++)
+		EXPECT_EQ(0, o->err[i]) TH_LOG("step %d", i);
+	EXPECT_EQ(U(2 * 65536 + 5), o->val[0]);
+	EXPECT_EQ(U(16384 + 1), o->val[1]);
+	EXPECT_EQ(U(2), o->val[2]);
+	EXPECT_EQ(U(1), o->val[3]);
+}
+
+static void unpriv_logall_refused(struct unpriv_out *o, int ifd, int cpu)
+{
+	int fd = pf_open(PCNTOPENALL);
+	struct waiter w = { -1, -1 };
+
+	STEP(0, fd < 0 ? fd : 0);
+	if (fd < 0 || unpriv_ev5_setup(o, fd))
+		return;
+	STEP(6, inject_fd(ifd, cpu, EV_INSTR, 40, false));
+	/* Counting whole CPUs: refused, and nothing changes. */
+	STEP(7, pf_req(fd, PCNTLOGALL));
+	STEP(8, pf_long(fd, PCNT5CTXTS, PF5_CTXT_ALL_PROC | PF5_CTXT_USER));
+	STEP(9, pf_long(fd, PCNT5CTXTS, PF5_CTXT_SEL_PROC | PF5_CTXT_USER_AND_KERNEL));
+	o->val[0] = pf5_instr(fd);
+	/* Still the caller's user mode alone, and still its children. */
+	STEP(10, inject_fd(ifd, cpu, EV_INSTR, 2, false));
+	STEP(11, inject_fd(ifd, cpu, EV_INSTR, 200, true));
+	w.pid = fork();
+	if (w.pid == 0)
+		_exit(inject_fd(ifd, cpu, EV_INSTR, 3, false) ? 3 : 0);
+	STEP(12, child_status(w.pid));
+	o->val[1] = pf5_instr(fd);
+}
+
+TEST_F(pfp, unprivileged_logall_with_counters_is_eperm_and_changes_nothing)
+{
+	struct unpriv_out *o = shared_zone(sizeof(*o));
+	int i;
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, run_unpriv(o, true, 2, unpriv_logall_refused));
+	for (i = 0; i <= 6; i++)
+		EXPECT_EQ(0, o->err[i]) TH_LOG("step %d", i);
+	EXPECT_EQ(-EPERM, o->err[7]) TH_LOG("PCNTLOGALL with counters");
+	EXPECT_EQ(-EPERM, o->err[8]) TH_LOG("PCNT5CTXTS ALL_PROC|USER");
+	EXPECT_EQ(-EPERM, o->err[9]) TH_LOG("PCNT5CTXTS SEL_PROC|USER_AND_KERNEL");
+	EXPECT_EQ(U(40), o->val[0]);
+	for (i = 10; i <= 12; i++)
+		EXPECT_EQ(0, o->err[i]) TH_LOG("step %d", i);
+	EXPECT_EQ(U(45), o->val[1]);
+}
+
+static void unpriv_ev6(struct unpriv_out *o, int ifd, int cpu)
+{
+	int fd = pf_open(PCNTOPENALL);
+
+	STEP(0, fd < 0 ? fd : 0);
+	if (fd < 0)
+		return;
+	STEP(1, pf_long(fd, PCNTSETITEMS, PFM_COUNTERS));
+	/* LOGALL (the open's mode) with counters: whole CPUs. */
+	STEP(2, pf_long(fd, PCNT6MUX, MUX6_INSTR_CYCLES));
+	/* LOGSELECT alone programs nothing: allowed. */
+	STEP(3, pf_req(fd, PCNTLOGSELECT));
+	/* EV6 counts kernel mode too: refused in LOGSELECT as well. */
+	STEP(4, pf_long(fd, PCNT6MUX, MUX6_INSTR_CYCLES));
+	STEP(5, pf_req(fd, PCNTRENABLE));
+	STEP(6, inject_fd(ifd, cpu, EV_INSTR, 10, false));
+	o->val[0] = pf6_instr(fd);
+	close(fd);
+	/* A fresh open: PCNT6MUX after LOGSELECT, in PAPI's order. */
+	fd = pf_open(PCNTOPENALL);
+	STEP(7, fd < 0 ? fd : 0);
+	if (fd < 0)
+		return;
+	STEP(8, pf6_start(fd, true, MUX6_INSTR_CYCLES));
+}
+
+TEST_F(pfp, unprivileged_ev6_mux_is_eperm_in_logall_and_logselect)
+{
+	struct unpriv_out *o = shared_zone(sizeof(*o));
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, run_unpriv(o, true, 2, unpriv_ev6));
+	EXPECT_EQ(0, o->err[0]);
+	EXPECT_EQ(0, o->err[1]);
+	EXPECT_EQ(-EPERM, o->err[2]) TH_LOG("PCNT6MUX in LOGALL");
+	EXPECT_EQ(0, o->err[3]) TH_LOG("PCNTLOGSELECT without counters");
+	EXPECT_EQ(-EPERM, o->err[4]) TH_LOG("PCNT6MUX in LOGSELECT");
+	EXPECT_EQ(0, o->err[5]);
+	EXPECT_EQ(U(0), o->val[0]);
+	EXPECT_EQ(0, o->err[7]);
+	EXPECT_EQ(-EPERM, o->err[8]) TH_LOG("PAPI's EV6 sequence");
+}
+
+static void unpriv_freq256(struct unpriv_out *o, int ifd, int cpu)
+{
+	int fd = pf_open(PCNTOPENALL);
+	struct pfcntrs_ev5 c;
+
+	STEP(0, fd < 0 ? fd : 0);
+	if (fd < 0)
+		return;
+	if (unpriv_ev5_setup(o, fd))
+		return;
+	STEP(6, pf_long(fd, PCNT5FREQ, PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 |
+					PF5_C2_INT_EVERY_16384));
+	STEP(7, pf_long(fd, PCNT5FREQ, PF5_C0_INT_EVERY_65536 | PF5_C1_INT_EVERY_65536 |
+					PF5_C2_INT_EVERY_256));
+	/* Still every 65536 and 16384: 300 events are no tick. */
+	STEP(8, inject_fd(ifd, cpu, EV_INSTR, 300, false));
+	STEP(9, inject_fd(ifd, cpu, EV_CYCLES, 300, false));
+	STEP(10, ioctl(fd, PCNT5GETCNT, &(struct pfcntrs_ev5 *){ &c }) ? -errno : 0);
+	o->val[0] = c.pf_cntr0;
+	o->val[1] = c.pf_cntr2;
+	o->val[2] = pf5_instr(fd);
+}
+
+TEST_F(pfp, unprivileged_frequency_256_is_eperm)
+{
+	struct unpriv_out *o = shared_zone(sizeof(*o));
+	int i;
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, run_unpriv(o, true, 2, unpriv_freq256));
+	for (i = 0; i <= 5; i++)
+		EXPECT_EQ(0, o->err[i]) TH_LOG("setup step %d", i);
+	EXPECT_EQ(-EPERM, o->err[6]) TH_LOG("PCNT5FREQ C0 256");
+	EXPECT_EQ(-EPERM, o->err[7]) TH_LOG("PCNT5FREQ C2 256");
+	for (i = 8; i <= 10; i++)
+		EXPECT_EQ(0, o->err[i]) TH_LOG("step %d", i);
+	EXPECT_EQ(U(0), o->val[0]);
+	EXPECT_EQ(U(0), o->val[1]);
+	EXPECT_EQ(U(300), o->val[2]);
+}
+
+static void unpriv_freq256_fresh(struct unpriv_out *o, int ifd, int cpu)
+{
+	int fd = pf_open(PCNTOPENALL);
+
+	STEP(0, fd < 0 ? fd : 0);
+	if (fd < 0)
+		return;
+	STEP(1, pf_long(fd, PCNT5FREQ, PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 |
+					PF5_C2_INT_EVERY_16384));
+}
+
+TEST_F(pfp, unprivileged_frequency_256_on_a_fresh_open_is_eperm)
+{
+	struct unpriv_out *o = shared_zone(sizeof(*o));
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, run_unpriv(o, true, 2, unpriv_freq256_fresh));
+	EXPECT_EQ(0, o->err[0]);
+	EXPECT_EQ(-EPERM, o->err[1]);
+}
+
+static void unpriv_open(struct unpriv_out *o, int ifd, int cpu)
+{
+	int fd;
+
+	fd = pf_open(PCNTOPENALL);
+	STEP(0, fd < 0 ? fd : 0);
+	if (fd >= 0)
+		close(fd);
+	fd = pf_open(PCNTOPENEACH);
+	STEP(1, fd < 0 ? fd : 0);
+	if (fd >= 0)
+		close(fd);
+	fd = pf_open(PCNTOPENONE);
+	STEP(2, fd < 0 ? fd : 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(pfp, unprivileged_opens_in_the_group_and_not_outside_it)
+{
+	struct unpriv_out *o = shared_zone(sizeof(*o));
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, run_unpriv(o, true, 2, unpriv_open));
+	EXPECT_EQ(0, o->caps);
+	EXPECT_EQ(0, o->err[0]) TH_LOG("ALL");
+	EXPECT_EQ(0, o->err[1]) TH_LOG("EACH");
+	EXPECT_EQ(0, o->err[2]) TH_LOG("ONE");
+	ASSERT_EQ(0, run_unpriv(o, false, 2, unpriv_open));
+	EXPECT_EQ(0, o->caps);
+	EXPECT_EQ(-EACCES, o->err[0]) TH_LOG("ALL");
+	EXPECT_EQ(-EACCES, o->err[1]) TH_LOG("EACH");
+	EXPECT_EQ(-EACCES, o->err[2]) TH_LOG("ONE");
+}
+
+/* What the unprivileged caller is refused, root may do. */
+TEST_F(pfp, root_may_do_what_an_unprivileged_caller_may_not)
+{
+	struct pfcntrs_ev5 c5;
+	struct waiter w = { -1, -1 };
+	int fd;
+
+	ASSERT_EQ(0, waiter_fork(&w, 2, EV_INSTR, 1000, true));
+	ASSERT_EQ(0, pin_to_cpu(1));
+	/* PCNT6MUX in LOGALL: counts everything, kernel mode included. */
+	self->fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pf_long(self->fd, PCNT6MUX, MUX6_INSTR_CYCLES));
+	ASSERT_EQ(0, pf_req(self->fd, PCNTRENABLE));
+	ASSERT_EQ(0, waiter_go(&w));
+	EXPECT_EQ(U(1000), pf6_instr(self->fd));
+	close(self->fd);
+	/* PCNTLOGALL after a LOGSELECT setup with counters. */
+	self->fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pf6_start(self->fd, true, MUX6_INSTR_CYCLES));
+	ASSERT_EQ(0, inject(3, EV_INSTR, 5));
+	EXPECT_EQ(U(0), pf6_instr(self->fd));
+	ASSERT_EQ(0, pf_req(self->fd, PCNTLOGALL));
+	ASSERT_EQ(0, inject(3, EV_INSTR, 5));
+	EXPECT_EQ(U(5), pf6_instr(self->fd));
+	close(self->fd);
+	/* EV5: whole CPUs in user mode, the 256 rates. */
+	self->fd = fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pf_long(fd, PCNT5MUX, MUX5_ISB_CYC));
+	ASSERT_EQ(0, pf_long(fd, PCNT5CTXTS, PF5_CTXT_ALL_PROC | PF5_CTXT_USER));
+	ASSERT_EQ(0, pf_long(fd, PCNT5FREQ, PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 |
+					   PF5_C2_INT_EVERY_256));
+	ASSERT_EQ(0, pf5_image(fd, PCNT5RESTART, 7, PMCTRS_ALL_CPUS));
+	ASSERT_EQ(0, inject(3, EV_INSTR, 300));
+	ASSERT_EQ(0, inject(2, EV_CYCLES, 600));
+	ASSERT_EQ(0, ioctl(fd, PCNT5GETCNT, &(struct pfcntrs_ev5 *){ &c5 }));
+	EXPECT_EQ(U(1), c5.pf_cntr0);
+	EXPECT_EQ(U(2), c5.pf_cntr2);
+}
+
+/* ---- 6. CPU hotplug --------------------------------------------------------- */
+
+#define NEED_HOTPLUG() do {						\
+	if (cpu_online_state(HOTPLUG_CPU) != 1)				\
+		SKIP(return, "CPU %d cannot be taken offline", HOTPLUG_CPU); \
+} while (0)
+
+TEST_F(pfp, hotplug_each_keeps_the_counts_of_an_offline_cpu)
+{
+	int n = sysconf(_SC_NPROCESSORS_CONF);
+	struct pfcntrs_ev6 c[MAXCPU];
+
+	NEED_HOTPLUG();
+	ASSERT_GE(MAXCPU, n);
+	ASSERT_EQ(0, pin_to_cpu(1));
+	self->fd = pf_open(PCNTOPENEACH);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pf6_start(self->fd, false, MUX6_INSTR_CYCLES));
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_INSTR, P6 + 1234));
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_CYCLES, 56));
+	ASSERT_EQ(0, inject(2, EV_INSTR, 9));
+	ASSERT_EQ(0, pf6_read_each(self->fd, c, n));
+	EXPECT_EQ(U(P6 + 1234), c[HOTPLUG_CPU].pf_cntr0);
+	EXPECT_EQ(U(56), c[HOTPLUG_CPU].pf_cntr1);
+
+	self->hotplug = true;
+	ASSERT_EQ(0, set_cpu_online(HOTPLUG_CPU, 0));
+	ASSERT_EQ(0, pf6_read_each(self->fd, c, n));
+	EXPECT_EQ(U(P6 + 1234), c[HOTPLUG_CPU].pf_cntr0);
+	EXPECT_EQ(U(56), c[HOTPLUG_CPU].pf_cntr1);
+	EXPECT_EQ(U(9), c[2].pf_cntr0);
+	ASSERT_EQ(0, pf6_getcnt_each(self->fd, c, n));
+	EXPECT_EQ(U(1), c[HOTPLUG_CPU].pf_cntr0);
+	EXPECT_EQ(U(0), c[HOTPLUG_CPU].pf_cntr1);
+	/* The other CPUs count on. */
+	ASSERT_EQ(0, inject(2, EV_INSTR, 1));
+	ASSERT_EQ(0, pf6_read_each(self->fd, c, n));
+	EXPECT_EQ(U(10), c[2].pf_cntr0);
+	EXPECT_EQ(U(P6 + 1234), c[HOTPLUG_CPU].pf_cntr0);
+
+	ASSERT_EQ(0, set_cpu_online(HOTPLUG_CPU, 1));
+	ASSERT_EQ(0, pf6_read_each(self->fd, c, n));
+	EXPECT_EQ(U(P6 + 1234), c[HOTPLUG_CPU].pf_cntr0);
+	EXPECT_EQ(U(56), c[HOTPLUG_CPU].pf_cntr1);
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_INSTR, P6 - 1234 + 1));
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_CYCLES, 4));
+	ASSERT_EQ(0, pf6_read_each(self->fd, c, n));
+	EXPECT_EQ(U(2 * P6 + 1), c[HOTPLUG_CPU].pf_cntr0);
+	EXPECT_EQ(U(60), c[HOTPLUG_CPU].pf_cntr1);
+	EXPECT_EQ(U(10), c[2].pf_cntr0);
+	ASSERT_EQ(0, pf6_getcnt_each(self->fd, c, n));
+	EXPECT_EQ(U(2), c[HOTPLUG_CPU].pf_cntr0);
+}
+
+/* ---- 7. the exclusive open ---------------------------------------------------- */
+
+/*
+ * A child opens ALL (and counts, when program), reports 'o' on ready[1],
+ * and exits without closing when go[0] gives a byte or is closed, or waits
+ * to be killed.
+ */
+static pid_t holder_fork(int *ready, int *go, bool program)
+{
+	pid_t pid = fork();
+	char c;
+	int fd;
+
+	if (pid == 0) {
+		fd = pf_open(PCNTOPENALL);
+		if (fd < 0)
+			c = 'e';
+		else
+			c = program && pf6_start(fd, false, MUX6_INSTR_CYCLES) ? 'p' : 'o';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(2);
+		if (read(go[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);	/* no close(fd) */
+	}
+	return pid;
+}
+
+TEST_F(pfp, exclusive_open_is_released_when_the_holder_exits)
+{
+	int ready[2], go[2], fd, st;
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pin_to_cpu(1));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = holder_fork(ready, go, true);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ('o', c);
+	EXPECT_EQ(-EBUSY, pf_open(PCNTOPENALL));
+	EXPECT_EQ(-EBUSY, pf_open(PCNTOPENEACH));
+	EXPECT_EQ(-EBUSY, pf_open(PCNTOPENONE));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(0, child_status(pid));
+	self->fd = fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd) TH_LOG("open after the holder exited: %s", strerror(-fd));
+	/* A new open: nothing of the holder's counters is left. */
+	ASSERT_EQ(0, pf6_start(fd, false, MUX6_INSTR_CYCLES));
+	ASSERT_EQ(0, inject(2, EV_INSTR, 5));
+	EXPECT_EQ(U(5), pf6_instr(fd));
+	close(fd);
+	self->fd = -1;
+
+	/* Killed instead of exiting. */
+	pid = holder_fork(ready, go, true);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ('o', c);
+	EXPECT_EQ(-EBUSY, pf_open(PCNTOPENALL));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFSIGNALED(st));
+	self->fd = fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd) TH_LOG("open after the holder was killed: %s", strerror(-fd));
+	close(go[1]);
+	close(ready[0]);
+}
+
+/* ---- 8. beside /dev/perfmon and perf_event_open() on one PMU ------------------ */
+
+TEST_F(pfp, counts_beside_perfmon_and_perf_event_open)
+{
+	int n = sysconf(_SC_NPROCESSORS_CONF), pm, pe;
+	struct pfcntrs_ev6 c[MAXCPU];
+	long long v = -1;
+
+	ASSERT_GE(MAXCPU, n);
+	if (access(_PATH_PERFMON, F_OK))
+		SKIP(return, "no %s", _PATH_PERFMON);
+	ASSERT_EQ(0, pin_to_cpu(1));
+	self->fd = pf_open(PCNTOPENEACH);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pf6_start(self->fd, false, MUX6_INSTR_CYCLES));
+	/* perfmon(4): instructions, user and kernel, summed over the CPUs. */
+	pm = self->extra[0] = open(_PATH_PERFMON, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, pm);
+	ASSERT_EQ(0, perfmon_setup_fd(pm, 0, EV_INSTR | (PMCF_USR | PMCF_OS) << 16));
+	ASSERT_EQ(0, perfmon_ctl_fd(pm, PMIOSTART, 0));
+	/* perf: instructions on CPU 2. */
+	pe = self->extra[1] = open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+					   -1, 2, 0, 0);
+	ASSERT_LE(0, pe);
+	/* Three instruction counters and one cycle counter on each CPU. */
+	EXPECT_EQ(2 * n + n + 1, fakepmu_state_count("cpu=", NULL));
+
+	ASSERT_EQ(0, inject(2, EV_INSTR, P6 + 12345));
+	ASSERT_EQ(0, inject_mode(2, EV_INSTR, 100, true));
+	ASSERT_EQ(0, inject(2, EV_CYCLES, 77));
+	ASSERT_EQ(0, inject(1, EV_INSTR, 50));
+	ASSERT_EQ(0, pf6_read_each(self->fd, c, n));
+	EXPECT_EQ(U(P6 + 12445), c[2].pf_cntr0);
+	EXPECT_EQ(U(77), c[2].pf_cntr1);
+	EXPECT_EQ(U(50), c[1].pf_cntr0);
+	ASSERT_EQ(0, perfmon_read_fd(pm, 0, &v));
+	EXPECT_EQ((long long)(P6 + 12445 + 50), v);
+	EXPECT_EQ(U(P6 + 12445), read_count(pe));
+
+	/* Stopping the perfmon counter leaves the others counting. */
+	ASSERT_EQ(0, perfmon_ctl_fd(pm, PMIOSTOP, 0));
+	ASSERT_EQ(0, inject(2, EV_INSTR, 3));
+	ASSERT_EQ(0, pf6_read_each(self->fd, c, n));
+	EXPECT_EQ(U(P6 + 12448), c[2].pf_cntr0);
+	ASSERT_EQ(0, perfmon_read_fd(pm, 0, &v));
+	EXPECT_EQ((long long)(P6 + 12445 + 50), v);
+	EXPECT_EQ(U(P6 + 12448), read_count(pe));
+	/* Closing /dev/pfcntr leaves perf counting. */
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, inject(2, EV_INSTR, 1));
+	EXPECT_EQ(U(P6 + 12449), read_count(pe));
 }
 
 TEST_HARNESS_MAIN
