@@ -573,6 +573,129 @@ TEST_F(pfp, logselect_each_counts_a_child_in_the_entry_of_its_cpu)
 			TH_LOG("cpu %d", i);
 }
 
+/*
+ * The mark stays on a child when the caller programs other events: PAPI
+ * sets the mux at each start while its forked workers live on.
+ */
+TEST_F(pfp, logselect_keeps_a_marked_child_when_the_events_change)
+{
+	struct waiter w = { -1, -1 };
+	struct pfcntrs_ev6 c;
+
+	ASSERT_EQ(0, logselect_all(self));
+	/* Forked after LOGSELECT: marked. */
+	ASSERT_EQ(0, waiter_fork(&w, 2, EV_INSTR, 3000, false));
+	ASSERT_EQ(0, inject(1, EV_INSTR, 10));
+	/* Counter 1: branches instead of cycles. */
+	ASSERT_EQ(0, pf_long(self->fd, PCNT6MUX,
+			     PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_RET_COND_BRANCHES));
+	ASSERT_EQ(0, inject(1, EV_BRANCHES, 4));
+	ASSERT_EQ(0, waiter_go(&w));
+	ASSERT_EQ(0, pf6_read(self->fd, &c));
+	EXPECT_EQ(U(10 + 3000), c.pf_cntr0)
+		TH_LOG("a marked child is no longer counted after PCNT6MUX");
+	EXPECT_EQ(U(4), c.pf_cntr1);
+}
+
+/* A marked child's CLEARPCBPME and LOGSELECT (on the inherited descriptor). */
+static void child_unmarks_itself(int fd, unsigned long long *v)
+{
+	memset(v, 0xcc, 6 * sizeof(*v));
+	if (pin_to_cpu(2) || inject(2, EV_INSTR, 10))
+		_exit(2);
+	v[0] = pf6_instr(fd);
+	v[1] = pf_req(fd, PCNTCLEARPCBPME);
+	if (inject(2, EV_INSTR, 100))
+		_exit(3);
+	v[2] = pf6_instr(fd);
+	v[3] = pf_req(fd, PCNTLOGSELECT);
+	if (inject(2, EV_INSTR, 1000))
+		_exit(4);
+	v[4] = pf6_instr(fd);
+	_exit(0);
+}
+
+TEST_F(pfp, clearpcbpme_in_a_marked_child_unmarks_that_child_only)
+{
+	unsigned long long *v = shared_zone(6 * sizeof(*v));
+	pid_t pid;
+
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(0, logselect_all(self));
+	ASSERT_EQ(0, inject(1, EV_INSTR, 1));
+	pid = fork();
+	if (pid == 0)
+		child_unmarks_itself(self->fd, v);
+	ASSERT_EQ(0, child_status(pid));
+	EXPECT_EQ(U(11), v[0]);
+	EXPECT_EQ(U(0), v[1]) TH_LOG("CLEARPCBPME in the child");
+	EXPECT_EQ(U(11), v[2]) TH_LOG("the child is still counted after its CLEARPCBPME");
+	EXPECT_EQ(U(0), v[3]) TH_LOG("LOGSELECT in the child");
+	EXPECT_EQ(U(1011), v[4]) TH_LOG("the child's LOGSELECT did not mark it again");
+	/* The caller kept its mark. */
+	ASSERT_EQ(0, inject(1, EV_INSTR, 5));
+	EXPECT_EQ(U(1016), pf6_instr(self->fd));
+}
+
+/*
+ * An unrelated process holding the descriptor (forked after the open,
+ * before LOGSELECT) cannot become the marked root: EBUSY, and the caller
+ * stays the one counted.  mux: whether the caller programmed the counters
+ * before the other process tries (after: PAPI's LOGSELECT comes first).
+ */
+static void unrelated_logselect(struct __test_metadata *_metadata,
+				FIXTURE_DATA(pfp) *self, bool mux)
+{
+	int go[2], res[2], r = 0;
+	char ch;
+	pid_t pid;
+
+	ASSERT_EQ(0, pin_to_cpu(1));
+	self->fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	pid = fork();
+	if (pid == 0) {
+		if (read(go[0], &ch, 1) != 1 || pin_to_cpu(2))
+			_exit(2);
+		r = pf_req(self->fd, PCNTLOGSELECT);
+		if (write(res[1], &r, sizeof(r)) != sizeof(r))
+			_exit(3);
+		if (read(go[0], &ch, 1) != 1)
+			_exit(4);
+		_exit(inject(2, EV_INSTR, 500) ? 5 : 0);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, pf_long(self->fd, PCNTSETITEMS, PFM_COUNTERS));
+	ASSERT_EQ(0, pf_req(self->fd, PCNTLOGSELECT));
+	if (mux) {
+		ASSERT_EQ(0, pf_long(self->fd, PCNT6MUX, MUX6_INSTR_CYCLES));
+		ASSERT_EQ(0, pf6_image(self->fd, PCNT6RESTART, 3, PMCTRS_ALL_CPUS));
+	}
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ((ssize_t)sizeof(r), read(res[0], &r, sizeof(r)));
+	EXPECT_EQ(-EBUSY, r) TH_LOG("LOGSELECT from an unrelated process");
+	if (!mux) {
+		ASSERT_EQ(0, pf_long(self->fd, PCNT6MUX, MUX6_INSTR_CYCLES));
+		ASSERT_EQ(0, pf6_image(self->fd, PCNT6RESTART, 3, PMCTRS_ALL_CPUS));
+	}
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, child_status(pid));
+	ASSERT_EQ(0, inject(1, EV_INSTR, 7));
+	EXPECT_EQ(U(7), pf6_instr(self->fd));
+}
+
+TEST_F(pfp, logselect_from_an_unrelated_process_is_ebusy_once_counting)
+{
+	unrelated_logselect(_metadata, self, true);
+}
+
+TEST_F(pfp, logselect_from_an_unrelated_process_is_ebusy_before_the_mux)
+{
+	unrelated_logselect(_metadata, self, false);
+}
+
 /* ---- 2. CLEARPCBPME -------------------------------------------------------- */
 
 TEST_F(pfp, clearpcbpme_unmarks_the_caller_until_logselect_again)
