@@ -176,6 +176,7 @@ struct pfm_cfg {
 	enum pfm_family family;
 	unsigned int nctrs;
 	bool logselect;
+	bool sample;				/* interrupts wanted (PFM_IPL) */
 	unsigned long on;			/* counters that count something */
 	u64 period[PFM_NCTRS];
 	struct pmc_event_desc desc[PFM_NCTRS];
@@ -532,7 +533,8 @@ static struct pmc_set *pfm_make_set(struct pfm_file *pf, const struct pfm_cfg *c
 		return set;
 	pmc_set_ticks(set, pfm_tick, pf);
 	for_each_set_bit(i, &cfg->on, PFM_NCTRS) {
-		ret = pmc_counter_program(set, i, &cfg->desc[i], 0, PMC_TICK);
+		ret = pmc_counter_program(set, i, &cfg->desc[i], 0,
+					  cfg->sample ? PMC_TICK : 0);
 		if (ret) {
 			pmc_set_destroy(set);
 			return ERR_PTR(pfm_perf_error(ret));
@@ -661,6 +663,17 @@ static void pfm_cfg_event(struct pfm_cfg *cfg, unsigned int i, u8 ev, u64 period
 	};
 }
 
+/*
+ * The counters interrupt only when something is made of the interrupts
+ * (the IPL histogram): perf stops a sampling event whose interrupts come
+ * too often until the next timer tick (throttling), and what it would have
+ * counted meanwhile is lost.  Counting events are never stopped.
+ */
+static bool pfm_sampling(unsigned long items)
+{
+	return items & (PFM_IPL | PFM_PROFILING);
+}
+
 static void pfm_cfg_init(struct pfm_cfg *cfg)
 {
 	unsigned int i;
@@ -679,6 +692,7 @@ static int pfm_cfg_begin(const struct pfm_file *pf, enum pfm_family fam,
 	pfm_cfg_init(cfg);
 	cfg->family = fam;
 	cfg->logselect = pf->cfg.logselect;
+	cfg->sample = pfm_sampling(pf->items);
 	cfg->nctrs = fam == PFM_FAM_EV5 ? 3 : 2;
 	return 0;
 }
@@ -802,12 +816,13 @@ static int pfm_cfg_ev6(const struct pfm_file *pf, u64 mux, struct pfm_cfg *cfg)
 
 /* Rebuild the configuration of the current family with other registers. */
 static int pfm_cfg_current(const struct pfm_file *pf, const struct pfm_regs *r,
-			   bool logselect, struct pfm_cfg *cfg)
+			   bool logselect, unsigned long items, struct pfm_cfg *cfg)
 {
 	struct pfm_file tmp = *pf;
 	int ret;
 
 	tmp.cfg.logselect = logselect;
+	tmp.items = items;
 	switch (pf->cfg.family) {
 	case PFM_FAM_EV4:
 		ret = pfm_cfg_ev4(&tmp, r->iccsr, cfg);
@@ -820,6 +835,7 @@ static int pfm_cfg_current(const struct pfm_file *pf, const struct pfm_regs *r,
 		break;
 	default:
 		*cfg = pf->cfg;
+		cfg->sample = pfm_sampling(items);
 		ret = 0;
 	}
 	cfg->logselect = logselect;
@@ -830,7 +846,8 @@ static bool pfm_cfg_equal(const struct pfm_cfg *a, const struct pfm_cfg *b)
 {
 	unsigned int i;
 
-	if (a->family != b->family || a->logselect != b->logselect || a->on != b->on)
+	if (a->family != b->family || a->logselect != b->logselect ||
+	    a->sample != b->sample || a->on != b->on)
 		return false;
 	for (i = 0; i < PFM_NCTRS; i++) {
 		const struct pmc_event_desc *x = &a->desc[i], *y = &b->desc[i];
@@ -988,7 +1005,7 @@ static int pfm_select(struct pfm_file *pf, bool logselect, bool mark)
 	struct pfm_cfg cfg;
 	int ret;
 
-	ret = pfm_cfg_current(pf, &pf->regs, logselect, &cfg);
+	ret = pfm_cfg_current(pf, &pf->regs, logselect, pf->items, &cfg);
 	if (ret)
 		return ret;
 	ret = pfm_switch(pf, &cfg, mark);
@@ -1348,6 +1365,16 @@ static int pfm_setitems(struct pfm_file *pf, void __user *argp, bool compat)
 	/* EV67 profile-me statistics are not available on x86. */
 	if (!v || (v & ~(s64)PFM_MASK))
 		return -EINVAL;
+	/* Interrupts on or off: the counters are made again (counts kept). */
+	if (pfm_sampling(v) != pf->cfg.sample) {
+		struct pfm_cfg cfg;
+
+		ret = pfm_cfg_current(pf, &pf->regs, pf->cfg.logselect, v, &cfg);
+		if (!ret)
+			ret = pfm_switch(pf, &cfg, false);
+		if (ret)
+			return ret;
+	}
 	WRITE_ONCE(pf->items, v);
 	return 0;
 }
