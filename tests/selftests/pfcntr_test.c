@@ -14,6 +14,7 @@
  */
 #include "pmc_test_util.h"
 #include <setjmp.h>
+#include <stddef.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -1021,7 +1022,18 @@ TEST(ev6_enabwrite)
 	EXPECT_EQ(1, t[1].pf_cntr0);
 	ASSERT_EQ(0, raw6(fd, 1, &r0, &r1));
 	EXPECT_EQ(0, r0);
-	EXPECT_EQ(0, r1);	/* counter 1 not selected: still off */
+	/* Counter 1's own enable was on (initially all): it records too. */
+	EXPECT_EQ(100, r1);
+	/* Counter 1 disabled: an ENABWRITE of counter 0 leaves it off. */
+	ASSERT_EQ(0, req_img(fd, PCNT6DISABLE, img6(3, PMCTRS_ALL_CPUS, 0, 0)));
+	ASSERT_EQ(0, req_img(fd, PCNT6ENABWRITE, img6(PF6_SEL_COUNTER_0, PMCTRS_ALL_CPUS, 7, 5)));
+	ASSERT_EQ(0, inject(1, EV_INS, 3));
+	ASSERT_EQ(0, inject(1, EV_CYC, 50));
+	ASSERT_EQ(0, raw6(fd, 1, &r0, &r1));
+	EXPECT_EQ(10, r0);
+	EXPECT_EQ(100, r1);
+	ASSERT_EQ(0, raw6(fd, 0, &r0, &r1));
+	EXPECT_EQ(7, r0);	/* every CPU written */
 	close(fd);
 }
 
@@ -1958,6 +1970,317 @@ TEST(ev6_value_zero_is_cycles_on_both)
 	fd = pf_open(PCNTOPENALL);
 	ASSERT_LE(0, fd);
 	EXPECT_ERR(EINVAL, req_long(fd, PCNT6MUX, PF67_RET_INST_AND_BCACHE_MISS));
+	close(fd);
+}
+
+/* ====================================================================== */
+/* ABI: the header's layouts and numbers                                   */
+/* ====================================================================== */
+
+TEST(abi_header_layout)
+{
+	/* Open modes: O_NOCTTY and O_EXCL, not Tru64's values. */
+	EXPECT_EQ(O_NOCTTY, PCNTOPENONE);
+	EXPECT_EQ(O_EXCL, PCNTOPENEACH);
+	EXPECT_EQ(O_NOCTTY | O_EXCL, PCNTOPENALL);
+	EXPECT_EQ(PCNTOPENALL, PCNTOPENMASK);
+
+	EXPECT_EQ(8, sizeof(struct iccsr));
+	EXPECT_EQ(24, sizeof(struct pfcntrs));
+	EXPECT_EQ(16, offsetof(struct pfcntrs, pr_cycle));
+	EXPECT_EQ(32, sizeof(struct pfcntrs_ev5));
+	EXPECT_EQ(0, offsetof(struct pfcntrs_ev5, pr_cycle));
+	EXPECT_EQ(24, offsetof(struct pfcntrs_ev5, pf_cntr2));
+	EXPECT_EQ(24, sizeof(struct pfcntrs_ev6));
+	EXPECT_EQ(16, offsetof(struct pfcntrs_ev6, pf_cntr1));
+	EXPECT_EQ(72, sizeof(struct pfipls));
+	EXPECT_EQ(16, sizeof(struct addr_range));
+	EXPECT_EQ(32, sizeof(addr_range_t));
+	EXPECT_EQ(8, sizeof(union pmctrs_ev5));
+	EXPECT_EQ(8, sizeof(union pmctrs_ev6));
+
+	/* Image bit positions */
+	EXPECT_EQ(0xabULL << 56, img6(0, 0xab, 0, 0));
+	EXPECT_EQ(0xfffffULL << 28, img6(0, 0, 0xfffff, 0));
+	EXPECT_EQ(0xfffffULL << 6, img6(0, 0, 0, 0xfffff));
+	EXPECT_EQ(3ULL, img6(3, 0, 0, 0));
+	EXPECT_EQ(7ULL, img5(7, 0, 0, 0, 0));
+	EXPECT_EQ(0xabULL << 8, img5(0, 0xab, 0, 0, 0));
+	EXPECT_EQ(0xffffULL << 48, img5(0, 0, 0xffff, 0, 0));
+	EXPECT_EQ(0xffffULL << 32, img5(0, 0, 0, 0xffff, 0));
+	EXPECT_EQ(0x3fffULL << 16, img5(0, 0, 0, 0, 0x3fff));
+	EXPECT_EQ(PFCNTR_EV6_IMAGE(2, 5, 77, 88), img6(2, 5, 77, 88));
+	EXPECT_EQ(PFCNTR_EV5_IMAGE(5, 3, 1, 2, 3), img5(5, 3, 1, 2, 3));
+	EXPECT_EQ(0xaULL << 8, iccsr_val(0xa, 0, 0, 0, 0));
+	EXPECT_EQ(0x7ULL << 32, iccsr_val(0, 7, 0, 0, 0));
+	EXPECT_EQ(1ULL << 3, iccsr_val(0, 0, 1, 0, 0));
+	EXPECT_EQ(1ULL, iccsr_val(0, 0, 0, 1, 0));
+	EXPECT_EQ(3ULL << 35, iccsr_val(0, 0, 0, 0, 3));
+
+	/* ioctl numbers: group 'P', Tru64's numbers, directions and sizes */
+	EXPECT_EQ(_IO('P', 0), PCNTRDISABLE);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 2, 8), PCNTSETMUX);
+	EXPECT_EQ(_IO('P', 5), PCNTCLEARCNT);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 6, 8), PCNTGETCNT);
+	EXPECT_EQ(_IOC(_IOC_READ, 'P', 10, 8), PCNTGETRSIZE);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 11, 8), PCNTGETIPLHIS);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 31, 8), PCNTSETITEMS);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 32, 16), PCNTSETUADDR);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 35, 32), PCNTSETKRANGE);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 40, 8), PCNT5CTXTS);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 43, 8), PCNT5DISABLE);
+	EXPECT_EQ(_IOC(_IOC_READ | _IOC_WRITE, 'P', 48, 8), PCNT5GETCNTRS);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 50, 8), PCNT5READCNTRS);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 52, 8), PCNT6ENABWRITE);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 57, 8), PCNT6SETCNTRS);
+	EXPECT_EQ(_IOC(_IOC_READ | _IOC_WRITE, 'P', 58, 8), PCNT6GETCNTRS);
+	EXPECT_EQ(_IOC(_IOC_WRITE, 'P', 60, 8), PCNT6READCNTRS);
+}
+
+/* ====================================================================== */
+/* Event mapping (test PMU, Intel layout)                                  */
+/* ====================================================================== */
+
+struct mapping {
+	const char *name;
+	__u64 value;		/* mux value (EV4: mux0 or mux1 field) */
+	unsigned int code;	/* inject code; 0: not available (EINVAL) */
+};
+
+#define M(n, c) { #n, n, c }
+
+static const struct mapping ev4_mux0_map[] = {
+	M(PF_ISSUES, EV_INS), M(PF_PIPEDRY, 0), M(PF_LOADI, 0x81d0),
+	M(PF_PIPEFROZEN, 0), M(PF_BRANCHI, EV_BR), M(PF_CYCLES, EV_CYC),
+	M(PF_PALMODE, 0), M(PF_NONISSUES, 0), M(PF_EXTPIN0, 0),
+};
+
+static const struct mapping ev4_mux1_map[] = {
+	M(PF_DCACHE, 0x0151), M(PF_ICACHE, 0x0283), M(PF_DUAL, 0),
+	M(PF_BRANCHMISS, EV_BRM), M(PF_FPINST, 0), M(PF_INTOPS, 0),
+	M(PF_STOREI, 0x82d0), M(PF_EXTPIN1, 0),
+};
+
+static const struct mapping ev5_mux0_map[] = {
+	M(PF5_MUX0_CYCLES, EV_CYC), M(PF5_MUX0_ISSUES, EV_INS),
+};
+
+static const struct mapping ev5_mux1_map[] = {
+	M(PF5_MUX1_NON_ISSUE_CYCLES, 0), M(PF5_MUX1_SPLIT_ISSUE_CYCLES, 0),
+	M(PF5_MUX1_PIPELINE_DRY, 0),	/* stalled-fe: not on Intel */
+	M(PF5_MUX1_REPLAY_TRAP, 0), M(PF5_MUX1_SINGLE_ISSUE_CYCLES, 0),
+	M(PF5_MUX1_DUAL_ISSUE_CYCLES, 0), M(PF5_MUX1_TRIPLE_ISSUE_CYCLES, 0),
+	M(PF5_MUX1_QUAD_ISSUE_CYCLES, 0), M(PF5_MUX1_FLOW_CHANGE, EV_BR),
+	M(PF5_MUX1_INTEGER_OPERATE, 0), M(PF5_MUX1_C_FP_INSTRUCTIONS, 0),
+	M(PF5_MUX1_C_LOAD_INSTRUCTIONS, 0x81d0), M(PF5_MUX1_C_STORE_INSTRUCTIONS, 0x82d0),
+	M(PF5_MUX1_C_ICACHE_ACCESS, 0),	/* L1I-rd-acc: not on Intel */
+	M(PF5_MUX1_C_DCACHE_ACCESS, 0x81d0), M(PF5_MUX1_C_SCACHE_ACCESS, 0x4f2e),
+	M(PF5_MUX1_C_SCACHE_READ, 0x01b7), M(PF5_MUX1_C_SCACHE_WRITE, 0x01b7),
+	M(PF5_MUX1_C_SCACHE_VICTIM, 0), M(PF5_MUX1_C_BCACHE_REF, 0),
+	M(PF5_MUX1_C_BCACHE_VICTIM, 0), M(PF5_MUX1_C_SYS_REQ, 0),
+};
+
+static const struct mapping ev5_mux2_map[] = {
+	M(PF5_MUX2_C_LONG_STALLS, 0), M(PF5_MUX2_C_PC_MISPR, 0),
+	M(PF5_MUX2_C_BRANCH_MISPREDICTS, EV_BRM), M(PF5_MUX2_C_ICACHE_MISSES, 0x0283),
+	M(PF5_MUX2_C_ITB_MISS, 0x0e85), M(PF5_MUX2_C_DCACHE_MISSES, 0x0151),
+	M(PF5_MUX2_C_DTB_MISS, 0x0e08), M(PF5_MUX2_C_LOADS_MERGED, 0),
+	M(PF5_MUX2_C_LDU_REPLAYS, 0), M(PF5_MUX2_C_WB_MAF_FULL_REPLAYS, 0),
+	M(PF5_MUX2_C_EXTERNAL, 0), M(PF5_MUX2_C_CYCLES, EV_CYC),
+	M(PF5_MUX2_C_MEM_BARRIER, 0), M(PF5_MUX2_C_LOAD_LOCKED, 0),
+	M(PF5_MUX2_C_SCACHE_MISS, EV_LLCM), M(PF5_MUX2_C_SCACHE_READ_MISS, 0x01b7),
+	M(PF5_MUX2_C_SCACHE_WRITE_MISS, 0x01b7), M(PF5_MUX2_C_SCACHE_SH_WRITE, 0),
+	M(PF5_MUX2_C_SCACHE_WRITE, 0), M(PF5_MUX2_C_BCACHE_MISS, 0),
+	M(PF5_MUX2_C_SYS_INV, 0), M(PF5_MUX2_C_SYS_READ_REQ, 0),
+};
+
+static const struct mapping ev6_mux0_map[] = {
+	M(PF6_MUX0_CYCLES, EV_CYC), M(PF6_MUX0_RET_INSTRUCTIONS, EV_INS),
+};
+
+static const struct mapping ev6_mux1_map[] = {
+	M(PF6_MUX1_CYCLES, EV_CYC), M(PF6_MUX1_RET_COND_BRANCHES, EV_BR),
+	M(PF6_MUX1_RET_BRANCH_MISPREDICTS, EV_BRM), M(PF6_MUX1_RET_DTB_SINGLE_MISSES, 0x0e08),
+	M(PF6_MUX1_RET_DTB_DOUBLE_MISSES, 0), M(PF6_MUX1_RET_ITB_MISSES, 0x0e85),
+	M(PF6_MUX1_RET_UNALIGNED_TRAPS, 0), M(PF6_MUX1_REPLAY_TRAP, 0),
+};
+
+#define NMAP(a) (sizeof(a) / sizeof(a[0]))
+
+/* EV4: the other counter off (iccsr_disable); 3 periods + 1 of the event: 3 ticks. */
+TEST(ev4_event_mapping)
+{
+	struct pfcntrs t[MAXCPU];
+	unsigned int i, ctr;
+	int fd;
+
+	NEED_FAKEPMU();
+	for (ctr = 0; ctr < 2; ctr++) {
+		const struct mapping *m = ctr ? ev4_mux1_map : ev4_mux0_map;
+		unsigned int n = ctr ? NMAP(ev4_mux1_map) : NMAP(ev4_mux0_map);
+
+		for (i = 0; i < n; i++) {
+			__u64 iccsr = ctr ? iccsr_val(PF_CYCLES, m[i].value, 0, 1, 1) :
+					    iccsr_val(m[i].value, PF_DCACHE, 1, 0, 2);
+			char cmd[96];
+
+			fd = pf_open(PCNTOPENALL);
+			ASSERT_LE(0, fd);
+			if (!m[i].code) {
+				EXPECT_EQ(EINVAL, ERRNO_OF(ev4_mux(fd, iccsr)))
+				TH_LOG("%s", m[i].name);
+				close(fd);
+				continue;
+			}
+			ASSERT_EQ(0, ev4_mux(fd, iccsr)) TH_LOG("%s: %s", m[i].name, strerror(errno));
+			ASSERT_EQ(0, ioctl(fd, PCNTRENABLE));
+			snprintf(cmd, sizeof(cmd), "cpu=1 event=0x%x count=%u", m[i].code,
+				 3 * (ctr ? 256 : 4096) + 1);
+			ASSERT_EQ(0, inject_raw(cmd));
+			ASSERT_EQ(0, get4(fd, t));
+			EXPECT_EQ(3, ctr ? t[0].pf_cntr1 : t[0].pf_cntr0) TH_LOG("%s", m[i].name);
+			EXPECT_EQ(0, ctr ? t[0].pf_cntr0 : t[0].pf_cntr1) TH_LOG("%s", m[i].name);
+			close(fd);
+		}
+	}
+}
+
+/* EV5/EV6: one counter under test, the others on available events. */
+static void mapping_check(struct __test_metadata *_metadata, int ev5, unsigned int ctr,
+			  const struct mapping *m, unsigned int n)
+{
+	static const __u64 fill5[3] = { PF5_MUX0_CYCLES, PF5_MUX1_FLOW_CHANGE, PF5_MUX2_C_CYCLES };
+	struct pfcntrs_ev5 f5[MAXCPU];
+	struct pfcntrs_ev6 f6[MAXCPU];
+	unsigned int i, k;
+	__u64 mux, got;
+	char cmd[96];
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if (ev5) {
+			mux = m[i].value;
+			for (k = 0; k < 3; k++)
+				if (k != ctr)
+					mux |= fill5[k];
+		} else {
+			mux = ctr ? (PF6_MUX0_CYCLES | m[i].value) :
+				    (m[i].value | PF6_MUX1_RET_COND_BRANCHES);
+		}
+		fd = pf_open(PCNTOPENALL);
+		ASSERT_LE(0, fd);
+		if (!m[i].code) {
+			EXPECT_EQ(EINVAL, ERRNO_OF(req_long(fd, ev5 ? PCNT5MUX : PCNT6MUX, mux)))
+				TH_LOG("%s", m[i].name);
+			close(fd);
+			continue;
+		}
+		ASSERT_EQ(0, ev5 ? ev5_start(fd, mux) : ev6_start(fd, mux))
+			TH_LOG("%s: %s", m[i].name, strerror(errno));
+		snprintf(cmd, sizeof(cmd), "cpu=1 event=0x%x count=%u", m[i].code, 1000 + i);
+		ASSERT_EQ(0, inject_raw(cmd));
+		if (ev5) {
+			ASSERT_EQ(0, get5(fd, PCNT5READCNTRS, f5));
+			got = ctr == 0 ? f5[0].pf_cntr0 : ctr == 1 ? f5[0].pf_cntr1 : f5[0].pf_cntr2;
+		} else {
+			ASSERT_EQ(0, get6(fd, PCNT6READCNTRS, f6));
+			got = ctr ? f6[0].pf_cntr1 : f6[0].pf_cntr0;
+		}
+		EXPECT_EQ(1000 + i, got) TH_LOG("%s (code %#x)", m[i].name, m[i].code);
+		close(fd);
+	}
+}
+
+TEST(ev5_event_mapping)
+{
+	NEED_FAKEPMU();
+	mapping_check(_metadata, 1, 0, ev5_mux0_map, NMAP(ev5_mux0_map));
+	mapping_check(_metadata, 1, 1, ev5_mux1_map, NMAP(ev5_mux1_map));
+	mapping_check(_metadata, 1, 2, ev5_mux2_map, NMAP(ev5_mux2_map));
+}
+
+TEST(ev6_event_mapping)
+{
+	NEED_FAKEPMU();
+	mapping_check(_metadata, 0, 0, ev6_mux0_map, NMAP(ev6_mux0_map));
+	mapping_check(_metadata, 0, 1, ev6_mux1_map, NMAP(ev6_mux1_map));
+}
+
+/* ====================================================================== */
+/* EV5 contexts (LOGALL: PF5_CTXT_ALL_PROC with the mode bits)             */
+/* ====================================================================== */
+
+TEST(ev5_context_modes)
+{
+	static const struct { const char *name; long v; int user, kernel; } t[] = {
+		{ "ALL_MODES", PF5_CTXT_ALL_MODES, 1, 1 },
+		{ "USER", PF5_CTXT_USER, 1, 0 },
+		{ "EXEC_AND_SUPER", PF5_CTXT_EXEC_AND_SUPER, 1, 0 },
+		{ "KERNEL", PF5_CTXT_KERNEL, 0, 1 },
+		{ "USER_AND_KERNEL", PF5_CTXT_USER_AND_KERNEL, 1, 1 },
+		{ "USER_AND_PAL", PF5_CTXT_USER_AND_PAL, 1, 0 },
+		{ "PAL_AND_KERNEL", PF5_CTXT_PAL_AND_KERNEL, 0, 1 },
+	};
+	struct pfcntrs_ev5 f[MAXCPU];
+	unsigned int i;
+	int fd;
+
+	NEED_FAKEPMU();
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		fd = pf_open(PCNTOPENALL);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, req_long(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
+				      PF5_MUX2_C_CYCLES));
+		ASSERT_EQ(0, req_long(fd, PCNT5CTXTS, PF5_CTXT_ALL_PROC | t[i].v))
+			TH_LOG("%s: %s", t[i].name, strerror(errno));
+		ASSERT_EQ(0, req_img(fd, PCNT5RESTART, img5(7, PMCTRS_ALL_CPUS, 0, 0, 0)));
+		ASSERT_EQ(0, inject_raw("cpu=1 event=0xc0 count=100 mode=user"));
+		ASSERT_EQ(0, inject_raw("cpu=1 event=0xc0 count=1000 mode=kernel"));
+		ASSERT_EQ(0, inject_raw("cpu=2 event=0x3c count=20 mode=user"));
+		ASSERT_EQ(0, inject_raw("cpu=2 event=0x3c count=300 mode=kernel"));
+		ASSERT_EQ(0, get5(fd, PCNT5READCNTRS, f));
+		EXPECT_EQ((t[i].user ? 100 : 0) + (t[i].kernel ? 1000 : 0), f[0].pf_cntr0)
+			TH_LOG("%s", t[i].name);
+		EXPECT_EQ((t[i].user ? 20 : 0) + (t[i].kernel ? 300 : 0), f[0].pf_cntr2)
+			TH_LOG("%s", t[i].name);
+		close(fd);
+	}
+	fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, req_long(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
+			      PF5_MUX2_C_CYCLES));
+	EXPECT_ERR(EINVAL, req_long(fd, PCNT5CTXTS, PF5_CTXT_PAL));
+	EXPECT_ERR(EINVAL, req_long(fd, PCNT5CTXTS, PF5_CTXT_NO_USER | PF5_CTXT_NO_KERNEL));
+	EXPECT_ERR(EINVAL, req_long(fd, PCNT5CTXTS, 4));
+	close(fd);
+}
+
+/*
+ * The design names PCNT5FREQ and PCNT5CTXTS among the calls that can be the
+ * first configuration call (they fix the EV5 family): before any PCNT5MUX.
+ */
+TEST(ev5_freq_and_ctxts_before_mux)
+{
+	struct pfcntrs_ev5 f[MAXCPU];
+	int fd;
+
+	NEED_FAKEPMU();
+	fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, req_long(fd, PCNT5CTXTS, PF5_CTXT_ALL_PROC | PF5_CTXT_ALL_MODES))
+		TH_LOG("PCNT5CTXTS first: %s", strerror(errno));
+	EXPECT_ERR(EINVAL, req_long(fd, PCNT6MUX, PF6_MUX0_CYCLES));	/* EV5 fixed */
+	close(fd);
+
+	fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, req_long(fd, PCNT5FREQ, PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 |
+			      PF5_C2_INT_EVERY_16384))
+		TH_LOG("PCNT5FREQ first: %s", strerror(errno));
+	ASSERT_EQ(0, ev5_start(fd, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_CYCLES));
+	ASSERT_EQ(0, inject(1, EV_INS, 1000));
+	ASSERT_EQ(0, get5(fd, PCNT5GETCNT, f));
+	EXPECT_EQ(1000 / 256, f[0].pf_cntr0) TH_LOG("the frequency set before the mux");
 	close(fd);
 }
 
