@@ -480,6 +480,7 @@ static void ev6_counting(struct __test_metadata *_metadata, int mode)
 		EXPECT_EQ(et1[e], t[e].pf_cntr1) TH_LOG("%s entry %d", mode_name(mode), e);
 		EXPECT_EQ(ef0[e], f[e].pf_cntr0) TH_LOG("%s entry %d", mode_name(mode), e);
 		EXPECT_EQ(ef1[e], f[e].pf_cntr1) TH_LOG("%s entry %d", mode_name(mode), e);
+		EXPECT_EQ((t[e].pf_cntr0 << PF6_C0_WIDTH) + ef0[e] % P6, f[e].pf_cntr0);
 		EXPECT_NE(0, t[e].pr_cycle);
 	}
 	/* Nothing past the entries written. */
@@ -2281,6 +2282,130 @@ TEST(ev5_freq_and_ctxts_before_mux)
 	ASSERT_EQ(0, inject(1, EV_INS, 1000));
 	ASSERT_EQ(0, get5(fd, PCNT5GETCNT, f));
 	EXPECT_EQ(1000 / 256, f[0].pf_cntr0) TH_LOG("the frequency set before the mux");
+	close(fd);
+}
+
+/* 32-bit EV5: PF5_MUX0_ISSUES is bit 31, a negative 32-bit long. */
+#define PCNT5MUX32		_IOC(_IOC_WRITE, 'P', 41, 4)
+#define PCNT5FREQ32		_IOC(_IOC_WRITE, 'P', 42, 4)
+#define PCNT5RESTART32		_IOC(_IOC_WRITE, 'P', 46, 4)
+#define PCNT5GETCNTRS32		_IOC(_IOC_READ | _IOC_WRITE, 'P', 48, 4)
+#define PCNT5READCNTRS32	_IOC(_IOC_WRITE, 'P', 50, 4)
+
+TEST(compat_32_bit_ev5)
+{
+	struct pfcntrs_ev5 *arr;
+	__u32 *l32, *ptr32;
+	__u64 *img;
+	char *low;
+	int fd;
+
+	NEED_FAKEPMU();
+	if (!have_ia32())
+		SKIP(return, "no 32-bit system call entry (IA32 emulation)");
+	low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	ASSERT_NE(MAP_FAILED, low);
+	memset(low, 0xa5, 4096);
+	l32 = (__u32 *)low;
+	img = (__u64 *)(low + 16);
+	ptr32 = (__u32 *)(low + 32);
+	arr = (struct pfcntrs_ev5 *)(low + 64);
+
+	/* A mux that is positive as a 32-bit long */
+	fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd);
+	l32[0] = PF5_MUX0_CYCLES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_BRANCH_MISPREDICTS;
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5MUX32, l32));
+	l32[0] = PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 | PF5_C2_INT_EVERY_256;
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5FREQ32, l32));
+	*img = img5(7, PMCTRS_ALL_CPUS, 0, 0, 0);
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5RESTART32, img));
+	ASSERT_EQ(0, inject(1, EV_CYC, 1000));
+	ASSERT_EQ(0, inject(1, EV_BR, 2000));
+	ASSERT_EQ(0, inject(1, EV_BRM, 3000));
+	*ptr32 = (__u32)(unsigned long)arr;
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5READCNTRS32, ptr32));
+	EXPECT_EQ(1000, arr[0].pf_cntr0);
+	EXPECT_EQ(2000, arr[0].pf_cntr1);
+	EXPECT_EQ(3000, arr[0].pf_cntr2);
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, arr[1].pr_cycle);
+	*img = img5(7, 1, 0, 0, 0);
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5GETCNTRS32, img));
+	EXPECT_EQ(1000 % 256, PFCNTR_EV5_C0(*img));
+	EXPECT_EQ(2000, PFCNTR_EV5_C1(*img));
+	EXPECT_EQ(3000 % 256, PFCNTR_EV5_C2(*img));
+	EXPECT_EQ(1, PFCNTR_EV5_CPU(*img));
+	EXPECT_EQ(7, PFCNTR_EV5_SEL(*img));
+	close(fd);
+
+	/* What a 32-bit program's long mux = PF5_MUX0_ISSUES | ... holds: bit 31 set */
+	fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd);
+	l32[0] = (__u32)(PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_BRANCH_MISPREDICTS);
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5MUX32, l32)) TH_LOG("PF5_MUX0_ISSUES from a 32-bit long");
+	*img = img5(7, PMCTRS_ALL_CPUS, 0, 0, 0);
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5RESTART32, img));
+	ASSERT_EQ(0, inject(1, EV_INS, 4000));
+	ASSERT_EQ(0, inject(1, EV_CYC, 5));
+	EXPECT_EQ(0, ia32_ioctl(fd, PCNT5READCNTRS32, ptr32));
+	EXPECT_EQ(4000, arr[0].pf_cntr0);
+	close(fd);
+	munmap(low, 4096);
+}
+
+/* Ticks come from the exact count: none lost to perf's interrupt throttling. */
+TEST(ticks_not_lost_to_throttling)
+{
+	struct pfcntrs_ev5 t[MAXCPU], f[MAXCPU];
+	int fd;
+
+	NEED_FAKEPMU();
+	fd = pf_open(PCNTOPENEACH);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, req_long(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
+			      PF5_MUX2_C_CYCLES));
+	ASSERT_EQ(0, req_long(fd, PCNT5FREQ, PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 |
+			      PF5_C2_INT_EVERY_16384));
+	ASSERT_EQ(0, req_img(fd, PCNT5RESTART, img5(7, PMCTRS_ALL_CPUS, 0, 0, 0)));
+	ASSERT_EQ(0, inject(1, EV_INS, 256ULL * 200000 + 17));
+	ASSERT_EQ(0, inject(1, EV_INS, 256ULL * 100000));
+	ASSERT_EQ(0, get5(fd, PCNT5GETCNT, t));
+	EXPECT_EQ(300000, t[1].pf_cntr0);
+	ASSERT_EQ(0, get5(fd, PCNT5READCNTRS, f));
+	EXPECT_EQ(256ULL * 300000 + 17, f[1].pf_cntr0);
+	close(fd);
+}
+
+/* EV4: CLEARCNT zeroes the ticks; counting continues from the raw value. */
+TEST(ev4_clearcnt)
+{
+	struct pfcntrs t[MAXCPU];
+	int fd;
+
+	NEED_FAKEPMU();
+	fd = pf_open(PCNTOPENALL);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ev4_mux(fd, iccsr_val(PF_ISSUES, PF_BRANCHMISS, 1, 1, 0)));
+	ASSERT_EQ(0, ioctl(fd, PCNTRENABLE));
+	ASSERT_EQ(0, inject(2, EV_INS, 5 * 4096 + 4000));
+	ASSERT_EQ(0, inject(2, EV_BRM, 7 * 256 + 200));
+	ASSERT_EQ(0, get4(fd, t));
+	EXPECT_EQ(5, t[0].pf_cntr0);
+	EXPECT_EQ(7, t[0].pf_cntr1);
+	ASSERT_EQ(0, ioctl(fd, PCNTCLEARCNT));
+	ASSERT_EQ(0, get4(fd, t));
+	EXPECT_EQ(0, t[0].pf_cntr0);
+	EXPECT_EQ(0, t[0].pf_cntr1);
+	ASSERT_EQ(0, inject(2, EV_INS, 96));
+	ASSERT_EQ(0, inject(2, EV_BRM, 55));
+	ASSERT_EQ(0, get4(fd, t));
+	EXPECT_EQ(1, t[0].pf_cntr0);
+	EXPECT_EQ(0, t[0].pf_cntr1);
+	ASSERT_EQ(0, ioctl(fd, PCNTRDISABLE));
+	ASSERT_EQ(0, inject(2, EV_BRM, 1000));
+	ASSERT_EQ(0, get4(fd, t));
+	EXPECT_EQ(0, t[0].pf_cntr1);
 	close(fd);
 }
 
