@@ -208,7 +208,7 @@ static const char *mode_name(int mode)
 /* 1. Open modes                                                           */
 /* ====================================================================== */
 
-/* One entry written at the end of a page: ONE and ALL write one, EACH ncpus. */
+/* An array of bytes ending at a PROT_NONE page, filled with 0xa5. */
 static void *page_end_array(size_t bytes, void **map)
 {
 	char *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
@@ -251,7 +251,7 @@ TEST(open_all_exactly_as_tru64)
 
 TEST(open_each_takes_every_cpu)
 {
-	int n = ncpus(), fd, fd2;
+	int n = ncpus(), fd;
 	struct pfcntrs_ev6 *arr;
 	void *map;
 
@@ -266,8 +266,6 @@ TEST(open_each_takes_every_cpu)
 	EXPECT_ERR(EBUSY, pf_open_one(n - 1));
 	EXPECT_ERR(EBUSY, pf_open(PCNTOPENALL));
 	EXPECT_ERR(EBUSY, pf_open(PCNTOPENEACH));
-	fd2 = -1;
-	(void)fd2;
 	munmap(map, 8192);
 	close(fd);
 }
@@ -425,7 +423,7 @@ static int opened(int mode, int c)
 	return mode != PCNTOPENONE || c == ONE_CPU;
 }
 
-/* Entry of cpu c in a GETCNT array, or -1 if not reported separately. */
+/* The entry that counts of cpu c go to (ALL and ONE: entry 0). */
 static int entry_of(int mode, int c)
 {
 	return mode == PCNTOPENEACH ? c : 0;
