@@ -484,9 +484,13 @@ static int pfm_access(const struct pfm_file *pf, const struct pfm_cfg *cfg)
 		return 0;
 	if (!cfg->logselect)
 		what |= PMC_ACCESS_CPU;
-	for_each_set_bit(i, &cfg->on, PFM_NCTRS)
+	for_each_set_bit(i, &cfg->on, PFM_NCTRS) {
 		if (!cfg->desc[i].exclude_kernel)
 			what |= PMC_ACCESS_KERNEL;
+		/* Tru64's superuser rate, whoever set it up. */
+		if (cfg->period[i] <= 256 && !pfm_privileged())
+			return -EPERM;
+	}
 	return pmc_access_check(what, pfm_target(pf, cfg)) ? -EPERM : 0;
 }
 

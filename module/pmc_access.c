@@ -24,9 +24,13 @@
  * __ptrace_may_access() for PTRACE_MODE_READ_REALCREDS are applied here:
  * same thread group; or the caller's real uid and gid equal every uid and
  * gid of the target and the target is dumpable; or CAP_SYS_PTRACE in the
- * target's user namespace.  The LSM ptrace hook cannot be called from a
- * module (not exported): an LSM that restricts ptrace reads further is not
- * consulted, which the README's security section says.
+ * target's user namespace.  Then the capability LSM's rule, which every
+ * kernel applies (cap_ptrace_access_check()): caller and target in one
+ * user namespace and the target's permitted capabilities a subset of the
+ * caller's, or CAP_SYS_PTRACE in the target's user namespace.  Other LSMs'
+ * ptrace hooks cannot be called from a module (not exported): an LSM that
+ * restricts ptrace reads further is not consulted, which the README's
+ * security section says.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -72,6 +76,10 @@ static bool pmc_may_read_task(struct task_struct *target)
 	     uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
 	     gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
 	if (!ok)
+		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	/* The capability LSM: no reading a process that holds more. */
+	if (ok && !(cred->user_ns == tcred->user_ns &&
+		    cap_issubset(tcred->cap_permitted, cred->cap_permitted)))
 		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
 	rcu_read_unlock();
 	if (!ok)
