@@ -40,7 +40,6 @@
 #define KERNEL_IP	0xffffffff81000000ULL
 #define NOBODY		65534
 #define HOTPLUG_CPU	3
-#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 
 /* Results a child process hands back (it must not use the harness macros). */
 struct child_res {
@@ -165,21 +164,6 @@ FIXTURE_TEARDOWN(pctr)
 	if (!module_loaded("pmcompat"))
 		EXPECT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
 	EXPECT_EQ(0, pctr_clear_all());
-}
-
-/* Set perf_event_paranoid; the first change saves the level to restore. */
-static int set_paranoid(int *saved, int level)
-{
-	char buf[16];
-	int err;
-
-	if (*saved == INT_MIN) {
-		err = read_file_int(PARANOID_PATH, saved);
-		if (err)
-			return err;
-	}
-	snprintf(buf, sizeof(buf), "%d\n", level);
-	return write_file(PARANOID_PATH, buf);
 }
 
 /* Make sure perf_event_paranoid is above 0 (restored by the teardown). */
@@ -442,24 +426,7 @@ TEST_F(pctr, bad_user_pointers_are_efault)
 	munmap(ro, psz);
 }
 
-/*
- * The 32-bit system call entry (int $0x80), usable from a 64-bit process
- * when the kernel has IA32 emulation: ioctl goes through compat_ioctl.
- */
-#define IA32_NR_GETPID	20
-#define IA32_NR_IOCTL	54
-
-static long ia32_syscall3(long nr, long a, long b, long c)
-{
-	long ret;
-
-	asm volatile("int $0x80"
-		     : "=a" (ret)
-		     : "a" (nr), "b" (a), "c" (b), "d" (c)
-		     : "memory", "cc", "r8", "r9", "r10", "r11");
-	return ret;
-}
-
+/* 32-bit callers: ia32_syscall3() (pmc_test_util.h). */
 static void exit_on_signal(int sig)
 {
 	_exit(100 + sig);
@@ -861,7 +828,7 @@ TEST_F(pctr, unprivileged_user_reads_only_in_the_group_and_never_writes)
 
 	NEED_FAKEPMU();
 	ASSERT_NE(NULL, r);
-	ASSERT_EQ(0, set_paranoid(&self->paranoid, -1));	/* changes nothing */
+	ASSERT_EQ(0, paranoid_set(&self->paranoid, -1));	/* changes nothing */
 	ASSERT_EQ(0, pctr_set_fd(self->fd, 0, FN_INSTR));
 	ASSERT_EQ(0, inject(2, EV_INSTR, 4321));
 	ASSERT_EQ(0, run_child(nobody_opens, r, 2));
@@ -906,7 +873,7 @@ TEST_F(pctr, writable_descriptor_without_privilege_cannot_program)
 	struct pctrst st;
 
 	ASSERT_NE(NULL, r);
-	ASSERT_EQ(0, set_paranoid(&self->paranoid, -1));
+	ASSERT_EQ(0, paranoid_set(&self->paranoid, -1));
 	ASSERT_EQ(0, pctr_set_fd(self->fd, 2, FN_INSTR_U & ~PCTR_EN));
 	ASSERT_EQ(0, run_child(nobody_with_writable_fd, r, self->fd));
 	EXPECT_EQ((unsigned int)NOBODY, r->uid);
@@ -998,7 +965,7 @@ TEST_F(pctr, paranoid_level_alone_never_allows_programming)
 	ASSERT_NE(NULL, r);
 	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
 		memset(r, 0x5a, sizeof(*r));
-		ASSERT_EQ(0, set_paranoid(&self->paranoid, levels[i]));
+		ASSERT_EQ(0, paranoid_set(&self->paranoid, levels[i]));
 		ASSERT_EQ(0, run_child(capless_program, r, self->fd));
 		EXPECT_EQ(0, r->err[0]);
 		EXPECT_EQ(EPERM, r->err[1]) TH_LOG("paranoid %d, user mode", levels[i]);
@@ -1040,7 +1007,7 @@ TEST_F(pctr, capabilities_in_a_user_namespace_do_not_count)
 	struct pctrst st;
 
 	ASSERT_NE(NULL, r);
-	ASSERT_EQ(0, set_paranoid(&self->paranoid, -1));
+	ASSERT_EQ(0, paranoid_set(&self->paranoid, -1));
 	ASSERT_EQ(0, run_child(nobody_in_user_namespace, r, self->fd));
 	if (r->err[2] == 1)
 		SKIP(return, "no user namespaces: %s", strerror(r->err[0]));

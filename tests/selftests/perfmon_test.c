@@ -47,7 +47,6 @@
 #define NOBODY		65534
 #define HOTPLUG_CPU	3
 #define MAX_EXTRA	8
-#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 
 #define NEED_HOTPLUG() do {						\
 	if (count_online_cpus() <= HOTPLUG_CPU ||			\
@@ -226,21 +225,6 @@ FIXTURE_TEARDOWN(perfmon)
 		EXPECT_EQ(-EBUSY, perfmon_get_fd(fd, i, &v)) TH_LOG("counter %d", i);
 	if (fd >= 0)
 		close(fd);
-}
-
-/* Set perf_event_paranoid; the first change saves the level to restore. */
-static int set_paranoid(int *saved, int level)
-{
-	char buf[16];
-	int err;
-
-	if (*saved == INT_MIN) {
-		err = read_file_int(PARANOID_PATH, saved);
-		if (err)
-			return err;
-	}
-	snprintf(buf, sizeof(buf), "%d\n", level);
-	return write_file(PARANOID_PATH, buf);
 }
 
 /* Make sure perf_event_paranoid is above 0 (restored by the teardown). */
@@ -1525,7 +1509,7 @@ TEST_F(perfmon, paranoid_level_alone_never_allows_setup_or_start)
 	ASSERT_EQ(0, SETUP(self->fd, 2, CTL_INSTR_U));
 	for (i = 0; i < ARRAY_SIZE(levels); i++) {
 		memset(o, 0x5a, sizeof(*o));
-		ASSERT_EQ(0, set_paranoid(&self->paranoid, levels[i]));
+		ASSERT_EQ(0, paranoid_set(&self->paranoid, levels[i]));
 		ASSERT_EQ(0, in_child(capless_setup, o, self->fd));
 		EXPECT_EQ(0, o->err[0]);
 		EXPECT_EQ(EPERM, o->err[1]) TH_LOG("level %d", levels[i]);
@@ -1564,7 +1548,7 @@ TEST_F(perfmon, unprivileged_user_with_a_writable_descriptor_cannot_set_up)
 
 	NEED_FAKEPMU();
 	ASSERT_NE(NULL, o);
-	ASSERT_EQ(0, set_paranoid(&self->paranoid, -1));
+	ASSERT_EQ(0, paranoid_set(&self->paranoid, -1));
 	ASSERT_EQ(0, SETUP(self->fd, 0, CTL_INSTR_K));
 	ASSERT_EQ(0, START(self->fd, 0));
 	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 8, 1, KERNEL_IP));
@@ -1619,7 +1603,7 @@ TEST_F(perfmon, writable_open_needs_perfmon_or_sys_admin)
 	int arg, fd;
 
 	ASSERT_NE(NULL, o);
-	ASSERT_EQ(0, set_paranoid(&self->paranoid, -1));
+	ASSERT_EQ(0, paranoid_set(&self->paranoid, -1));
 	close(self->fd);	/* the slot is free */
 	self->fd = -1;
 	ASSERT_EQ(0, node_to_test_group(_PATH_PERFMON, 0660, &saved));
@@ -1640,26 +1624,11 @@ TEST_F(perfmon, writable_open_needs_perfmon_or_sys_admin)
 }
 
 /*
- * The 32-bit system call entry (int $0x80), usable from a 64-bit process
- * when the kernel has IA32 emulation: ioctl goes through compat_ioctl, with
- * the request numbers and layouts a 32-bit build of a perfmon(4) program
- * uses.  PMIOREAD and PMIOTSTAMP differ there: quad_t is 4-byte aligned on
- * i386, so their structures have 12 bytes.
+ * 32-bit callers (ia32_syscall3(), pmc_test_util.h): ioctl goes through
+ * compat_ioctl, with the request numbers and layouts a 32-bit build of a
+ * perfmon(4) program uses.  PMIOREAD and PMIOTSTAMP differ there: quad_t is
+ * 4-byte aligned on i386, so their structures have 12 bytes.
  */
-#define IA32_NR_GETPID	20
-#define IA32_NR_IOCTL	54
-
-static long ia32_syscall3(long nr, long a, long b, long c)
-{
-	long ret;
-
-	asm volatile("int $0x80"
-		     : "=a" (ret)
-		     : "a" (nr), "b" (a), "c" (b), "d" (c)
-		     : "memory", "cc", "r8", "r9", "r10", "r11");
-	return ret;
-}
-
 static void exit_on_signal(int sig)
 {
 	_exit(100 + sig);

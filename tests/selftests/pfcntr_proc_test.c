@@ -34,7 +34,6 @@
 #include "kselftest_harness.h"
 
 #define PFCNTR_PATH	"/dev/pfcntr"
-#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
 #define EV_INSTR	0x00c0
 #define EV_CYCLES	0x003c
 #define EV_BRANCHES	0x00c4
@@ -383,20 +382,6 @@ FIXTURE_TEARDOWN(pfp)
 	EXPECT_LE(0, fd) TH_LOG("device not released: %s", strerror(-fd));
 	if (fd >= 0)
 		close(fd);
-}
-
-static int set_paranoid(int *saved, int level)
-{
-	char buf[16];
-	int err;
-
-	if (*saved == INT_MIN) {
-		err = read_file_int(PARANOID_PATH, saved);
-		if (err)
-			return err;
-	}
-	snprintf(buf, sizeof(buf), "%d\n", level);
-	return write_file(PARANOID_PATH, buf);
 }
 
 /* ---- 1. LOGSELECT: the caller and what it creates afterwards ------------- */
@@ -927,7 +912,7 @@ static int unpriv_prepare(FIXTURE_DATA(pfp) *self)
 		self->node_saved = -1;
 		return err;
 	}
-	return set_paranoid(&self->paranoid, 2);
+	return paranoid_set(&self->paranoid, 2);
 }
 
 #define STEP(i, call)	(o->step = (i), o->err[i] = (call))

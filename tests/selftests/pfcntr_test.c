@@ -1738,20 +1738,6 @@ TEST(err_refused_mux_changes_nothing)
 /* 7. 32-bit callers                                                       */
 /* ====================================================================== */
 
-#define IA32_NR_GETPID	20
-#define IA32_NR_IOCTL	54
-
-static long ia32_syscall3(long nr, long a, long b, long c)
-{
-	long ret;
-
-	asm volatile("int $0x80"
-		     : "=a" (ret)
-		     : "a" (nr), "b" (a), "c" (b), "d" (c)
-		     : "memory", "cc", "r8", "r9", "r10", "r11");
-	return ret;
-}
-
 /* 0 or the errno of a 32-bit ioctl */
 static int ia32_ioctl(int fd, unsigned long cmd, void *arg)
 {

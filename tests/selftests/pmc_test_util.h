@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,41 @@ static inline int read_file_int(const char *path, int *val)
 	ok = fscanf(f, "%d", val) == 1;
 	fclose(f);
 	return ok ? 0 : -EIO;
+}
+
+#define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
+
+/* Set perf_event_paranoid; the first change saves the level (*saved: INT_MIN) to restore. */
+static inline int paranoid_set(int *saved, int level)
+{
+	char buf[16];
+	int err;
+
+	if (*saved == INT_MIN) {
+		err = read_file_int(PARANOID_PATH, saved);
+		if (err)
+			return err;
+	}
+	snprintf(buf, sizeof(buf), "%d\n", level);
+	return write_file(PARANOID_PATH, buf);
+}
+
+/*
+ * The 32-bit system call entry (int $0x80), usable from a 64-bit process
+ * when the kernel has IA32 emulation: ioctl goes through compat_ioctl.
+ */
+#define IA32_NR_GETPID	20
+#define IA32_NR_IOCTL	54
+
+static inline long ia32_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	asm volatile("int $0x80"
+		     : "=a" (ret)
+		     : "a" (nr), "b" (a), "c" (b), "d" (c)
+		     : "memory", "cc", "r8", "r9", "r10", "r11");
+	return ret;
 }
 
 /* A module's reference count (/sys/module/NAME/refcnt), or -1. */
