@@ -389,27 +389,48 @@ enum owner {
 	OWN_OTHER_UID,		/* uid OTHER_UID, in the group: LOGSELECT, EV5 user */
 	OWN_SAME_UID,		/* uid 65534, in the group: LOGSELECT, EV5 user */
 	OWN_ROOT_LOGALL,	/* root: LOGALL of MATRIX_CPU (ONE), EV5 user */
+	/* uid 65534, in the group, holding CAP_NET_BIND_SERVICE (dumpable): */
+	OWN_SAME_UID_CAP,	/* LOGSELECT, EV5 user */
+	OWN_CAP_SLEEPER,	/* no descriptor: a target for /dev/cpc */
+	OWN_SLEEPER,		/* the same without the capability */
+	OWN_ROOT_RATE,		/* root: the open alone, then on request the rate (below) */
 };
 
-/* In the owner: take the credentials, open, set up; the descriptor or -errno. */
-static int owner_setup(enum owner who)
+/* The owners that send no descriptor: processes to watch. */
+static bool owner_sends_fd(enum owner who)
 {
-	int fd, err = 0;
+	return who != OWN_CAP_SLEEPER && who != OWN_SLEEPER;
+}
 
+/* In the owner: its credentials; 0 or -errno. */
+static int owner_creds(enum owner who)
+{
 	switch (who) {
 	case OWN_OTHER_UID:
-		err = become_uid(OTHER_UID, true, false);
-		break;
+		return become_uid(OTHER_UID, true, false);
 	case OWN_SAME_UID:
-		err = become_uid(NOBODY, true, false);
-		break;
+	case OWN_SLEEPER:
+		return become_uid(NOBODY, true, false);
+	case OWN_SAME_UID_CAP:
+	case OWN_CAP_SLEEPER:
+		/*
+		 * A same-user process with a capability the cell lacks, as a
+		 * service given AmbientCapabilities= is.  Not one perf or
+		 * pmcompat look at: only ptrace's rule on capabilities does.
+		 */
+		return become_uid_cap(NOBODY, true, CAP_NET_BIND_SERVICE);
 	default:
-		break;
+		return 0;
 	}
-	if (err)
-		return err;
+}
+
+/* In the owner: open and set up; the descriptor or -errno. */
+static int owner_setup(enum owner who)
+{
+	int fd, err;
+
 	fd = pf_open(who == OWN_ROOT_LOGALL ? PCNTOPENONE : PCNTOPENALL);
-	if (fd < 0)
+	if (fd < 0 || who == OWN_ROOT_RATE)
 		return fd;
 	err = pf5_setup(fd, who == OWN_ROOT_LOGALL ? PF5_CTXT_ALL_PROC | PF5_CTXT_USER :
 			    PF5_CTXT_THIS_PROC | PF5_CTXT_USER);
@@ -421,20 +442,36 @@ static int owner_setup(enum owner who)
 }
 
 /*
- * Fork the owner: pinned to MATRIX_CPU, it sets up its counters (not
- * enabled: interrupts are off from the open), sends the descriptor over
- * sock with status 0 (or no descriptor and the errno), and stays alive,
- * the process counted, until killed.
+ * Fork the owner: pinned to MATRIX_CPU, it takes its credentials, sets up
+ * its counters (not enabled: interrupts are off from the open), sends the
+ * descriptor over sock with status 0 (or no descriptor and the errno), and
+ * stays alive, the process counted, until killed.  OWN_ROOT_RATE then
+ * waits for a byte on sock: it sets counter 0 to every 256 events and the
+ * events (the descriptor's LOGSELECT mark is the cell's by then) and
+ * answers with the status byte.
  */
 static pid_t start_pf_owner(enum owner who, int sock)
 {
 	pid_t pid = fork();
-	int fd;
+	unsigned char c;
+	int fd = -1, err;
 
 	if (pid == 0) {
-		fd = pin_to_cpu(MATRIX_CPU) ? -errno : owner_setup(who);
-		if (send_fd(sock, fd, fd < 0 ? -fd : 0))
+		err = pin_to_cpu(MATRIX_CPU) ? -errno : owner_creds(who);
+		if (!err && owner_sends_fd(who)) {
+			fd = owner_setup(who);
+			err = fd < 0 ? fd : 0;
+		}
+		if (send_fd(sock, fd, -err))
 			_exit(2);
+		if (who == OWN_ROOT_RATE && read(sock, &c, 1) == 1) {
+			err = pf_long(fd, PCNT5FREQ, FREQ5_C0_256);
+			if (!err)
+				err = pf_long(fd, PCNT5MUX, MUX5_ISB_CYC);
+			c = -err;
+			if (write(sock, &c, 1) != 1)
+				_exit(2);
+		}
 		for (;;)
 			pause();
 	}
@@ -609,6 +646,18 @@ enum op {
 	/* /dev/pfcntr, a descriptor the cell's process was sent (enum owner) */
 	OP_PF_FD_OTHER_FREQ, OP_PF_FD_OTHER_ENABLE, OP_PF_FD_SAME_ENABLE,
 	OP_PF_FD_ROOT_LOGALL,
+	OP_MAIN_N,
+	/*
+	 * Another process as ptrace read access allows it (the check perf
+	 * makes): also the capability rule of the capability LSM, which
+	 * every kernel runs: the target's permitted capabilities must be a
+	 * subset of the caller's, and both in one user namespace, unless
+	 * the caller has CAP_SYS_PTRACE.
+	 */
+	OP_PF_FD_CAP_OWNER = OP_MAIN_N, OP_CPC_CAP_TARGET, OP_PF_FD_USERNS, OP_CPC_USERNS,
+	OP_PTRACE_N,
+	/* The rate of 256 set up by root, enabled by the cell (pfm(7)). */
+	OP_PF_FD_ROOT_RATE = OP_PTRACE_N,
 	OP_N
 };
 
@@ -618,6 +667,9 @@ static const char *const op_names[OP_N] = {
 	"pfcntr-self-user", "pfcntr-self-kernel", "pfcntr-logall", "pfcntr-rate-256",
 	"pfcntr-fd-other-freq", "pfcntr-fd-other-enable", "pfcntr-fd-same-enable",
 	"pfcntr-fd-root-logall",
+	"pfcntr-fd-capable-owner", "cpc-capable-same-uid", "pfcntr-fd-userns",
+	"cpc-userns-same-uid",
+	"pfcntr-fd-root-rate-256",
 };
 
 /* Who hands the cell's process its /dev/pfcntr descriptor, if anyone. */
@@ -631,9 +683,25 @@ static enum owner op_owner(enum op op)
 		return OWN_SAME_UID;
 	case OP_PF_FD_ROOT_LOGALL:
 		return OWN_ROOT_LOGALL;
+	case OP_PF_FD_CAP_OWNER:
+		return OWN_SAME_UID_CAP;
+	case OP_CPC_CAP_TARGET:
+		return OWN_CAP_SLEEPER;
+	case OP_PF_FD_USERNS:
+		return OWN_SAME_UID;
+	case OP_CPC_USERNS:
+		return OWN_SLEEPER;
+	case OP_PF_FD_ROOT_RATE:
+		return OWN_ROOT_RATE;
 	default:
 		return OWN_NONE;
 	}
+}
+
+/* The cell enters a user namespace of its own before it tries. */
+static bool op_userns(enum op op)
+{
+	return op == OP_PF_FD_USERNS || op == OP_CPC_USERNS;
 }
 
 /* perf has no rule to compare with (perf_try's answer). */
@@ -693,7 +761,7 @@ static int pf_fd_try(enum op op, int fd)
 }
 
 /* pmcompat's answer: 0 or errno (failing to open the node is a denial). */
-static int pmc_try(enum op op, pid_t other, pid_t child, int pf)
+static int pmc_try(enum op op, pid_t other, pid_t child, pid_t owner, int pf)
 {
 	int fd, err;
 
@@ -724,6 +792,9 @@ static int pmc_try(enum op op, pid_t other, pid_t child, int pf)
 	case OP_PF_FD_OTHER_ENABLE:
 	case OP_PF_FD_SAME_ENABLE:
 	case OP_PF_FD_ROOT_LOGALL:
+	case OP_PF_FD_CAP_OWNER:
+	case OP_PF_FD_USERNS:
+	case OP_PF_FD_ROOT_RATE:
 		return -pf_fd_try(op, pf);
 	default:
 		break;
@@ -744,6 +815,10 @@ static int pmc_try(enum op op, pid_t other, pid_t child, int pf)
 		break;
 	case OP_CPC_OTHER:
 		err = cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, other, 0, CPC_COUNT_USER, NULL);
+		break;
+	case OP_CPC_CAP_TARGET:
+	case OP_CPC_USERNS:
+		err = cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, owner, 0, CPC_COUNT_USER, NULL);
 		break;
 	default:
 		err = cpc_bind_cpu_raw(fd, MATRIX_CPU, CPC_COUNT_USER);
@@ -795,8 +870,13 @@ static int perf_try(enum op op, pid_t other, pid_t child, pid_t owner)
 	case OP_PF_FD_OTHER_FREQ:
 	case OP_PF_FD_OTHER_ENABLE:
 	case OP_PF_FD_SAME_ENABLE:
+	case OP_PF_FD_CAP_OWNER:
+	case OP_CPC_CAP_TARGET:
+	case OP_PF_FD_USERNS:
+	case OP_CPC_USERNS:
 		pid = owner;
 		break;
+	case OP_PF_FD_ROOT_RATE:
 	case OP_PF_RATE256:
 		/*
 		 * No perf comparison: perf has no rate rule (any period, within
@@ -844,6 +924,24 @@ static int policy(enum op op, enum cred c, int level, bool kernel_exported)
 		return cap ? 0 : EPERM;
 	case OP_PF_FD_SAME_ENABLE:	/* the cell's uid and gid, dumpable */
 		return 0;
+	/*
+	 * The owner holds a capability: only CAP_PERFMON (or CAP_SYS_PTRACE)
+	 * watches it, as in perf.  In a user namespace of its own the cell
+	 * has no capability in the initial one and is another namespace's:
+	 * nobody watches the owner.
+	 */
+	case OP_PF_FD_CAP_OWNER:
+		return cap ? 0 : EPERM;
+	case OP_PF_FD_USERNS:
+		return EPERM;
+	case OP_CPC_USERNS:
+		return EACCES;
+	/*
+	 * pfm(7): the check is made at every request that enables counters,
+	 * whoever set them up, and the rate of 256 needs CAP_PERFMON.
+	 */
+	case OP_PF_FD_ROOT_RATE:
+		return cap ? 0 : EPERM;
 	default:
 		break;
 	}
@@ -862,7 +960,9 @@ static int policy(enum op op, enum cred c, int level, bool kernel_exported)
 
 struct cell {
 	int pmc, perf, setup;
-	int owner;		/* the owner's status byte (0: set up), or -1 */
+	int owner;		/* the owner's status byte (0: set up), or -1;
+				   1000 + errno: unshare(CLONE_NEWUSER) failed */
+	int perf_self;		/* in a user namespace: perf on the cell itself */
 };
 
 static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
@@ -892,8 +992,25 @@ static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
 		if (owner > 0) {
 			pf = recv_fd(sv[1], &st);
 			res->owner = st;
-			if (pf < 0 || st)
+			if (st || (pf < 0 && owner_sends_fd(op_owner(op))))
 				_exit(4);
+		}
+		if (op == OP_PF_FD_ROOT_RATE) {
+			/* Mark itself (user mode), then root sets the rate and events. */
+			if (pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
+			    write(sv[1], "s", 1) != 1 || read(sv[1], &st, 1) != 1)
+				_exit(4);
+			res->owner = st;
+			if (st)
+				_exit(4);
+		}
+		if (op_userns(op)) {
+			if (unshare(CLONE_NEWUSER)) {
+				res->owner = 1000 + errno;
+				_exit(5);
+			}
+			/* The control: perf works there, on the cell itself. */
+			res->perf_self = perf_try(OP_CPC_SELF, other, child, owner);
 		}
 		if (op == OP_CPC_CHILD) {
 			child = fork();
@@ -904,7 +1021,7 @@ static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
 			if (child < 0)
 				_exit(3);
 		}
-		res->pmc = pmc_try(op, other, child, pf);
+		res->pmc = pmc_try(op, other, child, owner, pf);
 		res->perf = perf_try(op, other, child, owner);
 		stop_child(child);
 		res->setup = 0;
@@ -917,7 +1034,13 @@ static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
 	stop_child(owner);
 }
 
-TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
+/*
+ * Every cell of rows [first, last) at every level: what pmcompat and perf
+ * answer, printed; a failure wherever pmcompat allows what perf denies (at
+ * levels 2 and below) or departs from the policy.
+ */
+static void run_matrix(struct __test_metadata *_metadata, FIXTURE_DATA(access) *self,
+		       unsigned int first, unsigned int last)
 {
 	/*
 	 * 3 (Debian's default: perf refuses every unprivileged event) is
@@ -932,15 +1055,15 @@ TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
 	int expected;
 	bool more;
 
-	NEED_FAKEPMU();
 	ASSERT_NE(NULL, res);
-	self->other = start_sleeper(OTHER_UID);
+	if (self->other < 0)
+		self->other = start_sleeper(OTHER_UID);
 	ASSERT_LT(0, self->other);
 	ksft_print_msg("permission matrix (kernel %s perf_allow_kernel()):\n",
 		       kexp ? "exports" : "does not export");
 	for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
 		ASSERT_EQ(0, set_paranoid(levels[l]));
-		for (o = 0; o < OP_N; o++) {
+		for (o = first; o < last; o++) {
 			for (c = 0; c < CR_N; c++) {
 				memset(res, 0, sizeof(*res));
 				run_cell(res, o, c, self->other);
@@ -957,7 +1080,7 @@ TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
 				expected = policy(o, c, levels[l], kexp);
 				err_name(expected, want, sizeof(want));
 				more = !res->pmc && res->perf && res->perf != PERF_NA;
-				ksft_print_msg("%-22s %-26s paranoid=%2d pmcompat=%-14s perf=%s%s\n",
+				ksft_print_msg("%-23s %-26s paranoid=%2d pmcompat=%-14s perf=%s%s\n",
 					       op_names[o], cred_names[c], levels[l], pmc, perf,
 					       more ?
 					       (levels[l] > 2 ? "  <-- more than perf (level 3, information)" :
@@ -969,10 +1092,96 @@ TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
 				EXPECT_EQ(expected, res->pmc)
 					TH_LOG("%s as %s at paranoid %d: pmcompat %s, policy %s",
 					       op_names[o], cred_names[c], levels[l], pmc, want);
+				/* perf refuses the owner, not everything, in the namespace. */
+				if (op_userns(o) && levels[l] <= 2)
+					EXPECT_EQ(0, res->perf_self)
+						TH_LOG("%s as %s: perf on itself in the namespace: %s",
+						       op_names[o], cred_names[c],
+						       strerror(res->perf_self));
 			}
 		}
 	}
 	munmap(res, sizeof(*res));
+}
+
+TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
+{
+	NEED_FAKEPMU();
+	run_matrix(_metadata, self, 0, OP_MAIN_N);
+}
+
+/*
+ * Another process, with what ptrace read access asks beyond uids and
+ * dumpability (perf asks ptrace): a target holding a capability the caller
+ * lacks, and a caller in a user namespace of its own.
+ */
+TEST_F_TIMEOUT(access, permission_matrix_another_process_as_ptrace_read_allows, 300)
+{
+	NEED_FAKEPMU();
+	run_matrix(_metadata, self, OP_MAIN_N, OP_PTRACE_N);
+}
+
+/*
+ * Root sets counter 0 to every 256 events on the counters of a descriptor
+ * whose LOGSELECT mark is the cell's own process; the cell enables them.
+ * pfm(7): the check is made "at every request that enables counters,
+ * whoever set them up", and the rate needs CAP_PERFMON.  No perf rule.
+ */
+static void rate_enable_counts(long *out, long arg)
+{
+	int sv[2], ifd, pf;
+	unsigned char st;
+	struct pfcntrs_ev5 c, *cp = &c;
+	pid_t owner, pid;
+
+	ifd = open(FAKEPMU_INJECT, O_WRONLY | O_CLOEXEC);
+	if (ifd < 0 || pin_to_cpu(MATRIX_CPU) ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		_exit(2);
+	owner = start_pf_owner(OWN_ROOT_RATE, sv[0]);
+	close(sv[0]);
+	pid = fork();
+	if (pid == 0) {
+		char cmd[128];
+		ssize_t len;
+
+		if (become_uid(NOBODY, true, false))
+			_exit(2);
+		pf = recv_fd(sv[1], &st);
+		if (pf < 0 || st ||
+		    pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
+		    write(sv[1], "s", 1) != 1 || read(sv[1], &st, 1) != 1 || st)
+			_exit(3);
+		out[0] = -pf_req(pf, PCNTRENABLE);
+		/* 300 user-mode instructions of this process, on its CPU. */
+		len = snprintf(cmd, sizeof(cmd), "cpu=%d event=0x%x count=300 mode=user\n",
+			       MATRIX_CPU, EV_INSTR);
+		if (write(ifd, cmd, len) != len)
+			_exit(4);
+		out[1] = ioctl(pf, PCNT5GETCNT, &cp) ? -errno : (long)c.pf_cntr0;
+		_exit(0);
+	}
+	close(sv[1]);
+	out[2] = child_status(pid);
+	stop_child(owner);
+}
+
+TEST_F_TIMEOUT(access, permission_matrix_rate_256_set_up_by_root_is_checked_at_enable, 300)
+{
+	long *out = shared_zone(4096);
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	run_matrix(_metadata, self, OP_PTRACE_N, OP_N);
+	/* What the enable gives: counter 0 interrupts every 256 events. */
+	memset(out, 0, 4096);
+	ASSERT_EQ(0, in_child(rate_enable_counts, out, 0));
+	ASSERT_EQ(0, out[2]);
+	if (!out[0])
+		TH_LOG("uid 65534 enabled root's rate of 256: 300 events gave %ld counter 0 interrupts",
+		       out[1]);
+	EXPECT_EQ(EPERM, out[0]);
+	munmap(out, 4096);
 }
 
 /*
