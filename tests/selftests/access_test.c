@@ -23,6 +23,14 @@
  *                       in the raw ABI is EINVAL
  *   si_addr             never a kernel address for a user-only counter
  *   limits              256 bindings per descriptor, 1024 per real uid: EAGAIN
+ *   /dev/pfcntr         0640 root:pmcompat, opened read-only; EPERM when
+ *                       counting would start (a configuration request,
+ *                       PCNTLOGALL, every enabling request, whoever set the
+ *                       counters up): LOGSELECT in user mode whoever opened
+ *                       it; kernel mode as above; LOGALL (whole CPUs) and
+ *                       the rate of 256 CAP_PERFMON/CAP_SYS_ADMIN only; a
+ *                       descriptor passed to another process: that process
+ *                       must be allowed to watch the marked one (as above)
  *
  * The permission matrix compares every pmcompat decision with perf's own
  * for the same credentials and fails wherever pmcompat allows what perf
@@ -36,6 +44,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,6 +52,7 @@
 #include <machine/pctr.h>
 #include <machine/perfmon.h>
 #include <sys/cpc_impl.h>
+#include <sys/pfcntr.h>
 #include "pmc_test_util.h"
 /* TEST_F of kselftest_harness.h trips -Wclobbered (gcc 12). */
 #pragma GCC diagnostic ignored "-Wclobbered"
@@ -66,6 +76,13 @@
 #define MATRIX_CPU	1
 #define OVF_CPU		2
 
+#define PFCNTR_PATH	"/dev/pfcntr"
+/* EV5: instructions, branches (flow changes), cycles; EV6: instructions, cycles. */
+#define MUX5_ISB_CYC	(PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_CYCLES)
+#define MUX6_INSTR_CYC	(PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_CYCLES)
+#define FREQ5_C0_256	(PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384)
+#define FREQ5_C2_OFF	(PF5_C0_INT_EVERY_65536 | PF5_C1_INT_EVERY_65536)
+
 #define DEF_MAX_PER_FD		256
 #define DEF_MAX_PER_USER	1024
 
@@ -76,6 +93,7 @@ static const struct {
 	{ PMC_CPC_PATH, 0660 },
 	{ _PATH_PCTR, 0640 },
 	{ _PATH_PERFMON, 0640 },
+	{ PFCNTR_PATH, 0640 },
 };
 #define NNODES	(sizeof(nodes) / sizeof(nodes[0]))
 
@@ -112,25 +130,47 @@ static int caps_only(int cap)
 	return syscall(SYS_capset, &hdr, d) ? -errno : 0;
 }
 
+/* Drop caps a and b from the permitted and effective sets, keep the others. */
+static int caps_drop(int a, int b)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	int i, cap[2] = { a, b };
+
+	if (syscall(SYS_capget, &hdr, d))
+		return -errno;
+	for (i = 0; i < 2; i++) {
+		d[CAP_TO_INDEX(cap[i])].effective &= ~CAP_TO_MASK(cap[i]);
+		d[CAP_TO_INDEX(cap[i])].permitted &= ~CAP_TO_MASK(cap[i]);
+	}
+	return syscall(SYS_capset, &hdr, d) ? -errno : 0;
+}
+
 /*
  * Become uid (real, effective, saved) with gid uid and, if group, the
- * supplementary group TEST_GID; keep CAP_PERFMON alone if perfmon.  The
- * process stays dumpable, as an ordinary program of that user is.
+ * supplementary group TEST_GID; keep capability cap alone (none if cap < 0).
+ * The process stays dumpable, as an ordinary program of that user is.
  */
-static int become_uid(uid_t uid, bool group, bool perfmon)
+static int become_uid_cap(uid_t uid, bool group, int cap)
 {
 	gid_t g = TEST_GID;
 
-	if (perfmon && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+	if (cap >= 0 && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
 		return -errno;
 	if (setgroups(group ? 1 : 0, &g) || setresgid(uid, uid, uid) ||
 	    setresuid(uid, uid, uid))
 		return -errno;
-	if (caps_only(perfmon ? CAP_PERFMON : -1))
+	if (caps_only(cap))
 		return -errno;
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		return -errno;
 	return 0;
+}
+
+/* The same, keeping CAP_PERFMON alone if perfmon. */
+static int become_uid(uid_t uid, bool group, bool perfmon)
+{
+	return become_uid_cap(uid, group, perfmon ? CAP_PERFMON : -1);
 }
 
 static int become(enum cred c)
@@ -236,6 +276,206 @@ static int cpc_sample1(int fd, __u32 id, __u64 *v)
 static int cpc_id_op(int fd, unsigned long cmd, __u32 id)
 {
 	return ioctl(fd, cmd, &id) < 0 ? -errno : 0;
+}
+
+/* ---- /dev/pfcntr ----------------------------------------------------------- */
+
+/* Read-only is enough: pfm(7)'s programs open it so. */
+static int pf_open(int mode)
+{
+	int fd = open(PFCNTR_PATH, O_RDONLY | O_CLOEXEC | mode);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int pf_req(int fd, unsigned long req)
+{
+	return ioctl(fd, req) ? -errno : 0;
+}
+
+static int pf_long(int fd, unsigned long req, long v)
+{
+	return ioctl(fd, req, &v) ? -errno : 0;
+}
+
+/* An EV5 or EV6 image request (RESTART, ...) of every counter, every CPU. */
+static int pf5_restart(int fd)
+{
+	union pmctrs_ev5 u;
+
+	u.pmctrs_ev5_long = 0;
+	u.pmctrs_ev5_select = 7;
+	u.pmctrs_ev5_cpu = PMCTRS_ALL_CPUS;
+	return ioctl(fd, PCNT5RESTART, &u.pmctrs_ev5_long) ? -errno : 0;
+}
+
+static int pf6_restart(int fd)
+{
+	union pmctrs_ev6 u;
+
+	u.pmctrs_ev6_long = 0;
+	u.pmctrs_ev6_select = 3;
+	u.pmctrs_ev6_cpu = PMCTRS_ALL_CPUS;
+	return ioctl(fd, PCNT6RESTART, &u.pmctrs_ev6_long) ? -errno : 0;
+}
+
+/*
+ * EV5 counters in user mode only, not enabled: the contexts (ctxts picks
+ * LOGSELECT of the caller or LOGALL), then the events.  0 or -errno.
+ */
+static int pf5_setup(int fd, long ctxts)
+{
+	int err = pf_long(fd, PCNT5CTXTS, ctxts);
+
+	return err ?: pf_long(fd, PCNT5MUX, MUX5_ISB_CYC);
+}
+
+/* ---- descriptors passed over a unix socket ---------------------------------- */
+
+/* Send one status byte and, if fd >= 0, the descriptor (SCM_RIGHTS); 0 or -errno. */
+static int send_fd(int sock, int fd, unsigned char status)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { &status, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd >= 0) {
+		memset(&cm, 0, sizeof(cm));
+		m.msg_control = cm.buf;
+		m.msg_controllen = sizeof(cm.buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+/* What send_fd() sent: the descriptor or -1; the status byte in *status. */
+static int recv_fd(int sock, unsigned char *status)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { status, 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cm.buf, .msg_controllen = sizeof(cm.buf),
+	};
+	struct cmsghdr *c;
+	int fd = -1;
+
+	*status = 0xff;
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * The process a matrix cell is handed a /dev/pfcntr descriptor by (its
+ * "owner"): who it is and what it sets up before passing the descriptor.
+ */
+enum owner {
+	OWN_NONE,
+	OWN_OTHER_UID,		/* uid OTHER_UID, in the group: LOGSELECT, EV5 user */
+	OWN_SAME_UID,		/* uid 65534, in the group: LOGSELECT, EV5 user */
+	OWN_ROOT_LOGALL,	/* root: LOGALL of MATRIX_CPU (ONE), EV5 user */
+	/* uid 65534, in the group, holding CAP_NET_BIND_SERVICE (dumpable): */
+	OWN_SAME_UID_CAP,	/* LOGSELECT, EV5 user */
+	OWN_CAP_SLEEPER,	/* no descriptor: a target for /dev/cpc */
+	OWN_SLEEPER,		/* the same without the capability */
+	OWN_ROOT_RATE,		/* root: the open alone, then on request the rate (below) */
+};
+
+/* The owners that send no descriptor: processes to watch. */
+static bool owner_sends_fd(enum owner who)
+{
+	return who != OWN_CAP_SLEEPER && who != OWN_SLEEPER;
+}
+
+/* In the owner: its credentials; 0 or -errno. */
+static int owner_creds(enum owner who)
+{
+	switch (who) {
+	case OWN_OTHER_UID:
+		return become_uid(OTHER_UID, true, false);
+	case OWN_SAME_UID:
+	case OWN_SLEEPER:
+		return become_uid(NOBODY, true, false);
+	case OWN_SAME_UID_CAP:
+	case OWN_CAP_SLEEPER:
+		/*
+		 * A same-user process with a capability the cell lacks, as a
+		 * service given AmbientCapabilities= is.  Not one perf or
+		 * pmcompat look at: only ptrace's rule on capabilities does.
+		 */
+		return become_uid_cap(NOBODY, true, CAP_NET_BIND_SERVICE);
+	default:
+		return 0;
+	}
+}
+
+/* In the owner: open and set up; the descriptor or -errno. */
+static int owner_setup(enum owner who)
+{
+	int fd, err;
+
+	fd = pf_open(who == OWN_ROOT_LOGALL ? PCNTOPENONE : PCNTOPENALL);
+	if (fd < 0 || who == OWN_ROOT_RATE)
+		return fd;
+	err = pf5_setup(fd, who == OWN_ROOT_LOGALL ? PF5_CTXT_ALL_PROC | PF5_CTXT_USER :
+			    PF5_CTXT_THIS_PROC | PF5_CTXT_USER);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * Fork the owner: pinned to MATRIX_CPU, it takes its credentials, sets up
+ * its counters (not enabled: interrupts are off from the open), sends the
+ * descriptor over sock with status 0 (or no descriptor and the errno), and
+ * stays alive, the process counted, until killed.  OWN_ROOT_RATE then
+ * waits for a byte on sock: it sets counter 0 to every 256 events and the
+ * events (the descriptor's LOGSELECT mark is the cell's by then) and
+ * answers with the status byte.
+ */
+static pid_t start_pf_owner(enum owner who, int sock)
+{
+	pid_t pid = fork();
+	unsigned char c;
+	int fd = -1, err;
+
+	if (pid == 0) {
+		err = pin_to_cpu(MATRIX_CPU) ? -errno : owner_creds(who);
+		if (!err && owner_sends_fd(who)) {
+			fd = owner_setup(who);
+			err = fd < 0 ? fd : 0;
+		}
+		if (send_fd(sock, fd, -err))
+			_exit(2);
+		if (who == OWN_ROOT_RATE && read(sock, &c, 1) == 1) {
+			err = pf_long(fd, PCNT5FREQ, FREQ5_C0_256);
+			if (!err)
+				err = pf_long(fd, PCNT5MUX, MUX5_ISB_CYC);
+			c = -err;
+			if (write(sock, &c, 1) != 1)
+				_exit(2);
+		}
+		for (;;)
+			pause();
+	}
+	return pid;
 }
 
 /* ---- children ----------------------------------------------------------- */
@@ -400,16 +640,128 @@ TEST(device_nodes_without_udev_are_root_only_for_writing)
 
 enum op {
 	OP_PCTR_U, OP_PCTR_K, OP_PERFMON, OP_CPC_SELF, OP_CPC_SYS,
-	OP_CPC_CHILD, OP_CPC_OTHER, OP_CPC_CPU, OP_N
+	OP_CPC_CHILD, OP_CPC_OTHER, OP_CPC_CPU,
+	/* /dev/pfcntr, opened by the cell's process */
+	OP_PF_SELF_USER, OP_PF_SELF_KERNEL, OP_PF_LOGALL, OP_PF_RATE256,
+	/* /dev/pfcntr, a descriptor the cell's process was sent (enum owner) */
+	OP_PF_FD_OTHER_FREQ, OP_PF_FD_OTHER_ENABLE, OP_PF_FD_SAME_ENABLE,
+	OP_PF_FD_ROOT_LOGALL,
+	OP_MAIN_N,
+	/*
+	 * Another process as ptrace read access allows it (the check perf
+	 * makes): also the capability rule of the capability LSM, which
+	 * every kernel runs: the target's permitted capabilities must be a
+	 * subset of the caller's, and both in one user namespace, unless
+	 * the caller has CAP_SYS_PTRACE.
+	 */
+	OP_PF_FD_CAP_OWNER = OP_MAIN_N, OP_CPC_CAP_TARGET, OP_PF_FD_USERNS, OP_CPC_USERNS,
+	OP_PTRACE_N,
+	/* The rate of 256 set up by root, enabled by the cell (pfm(7)). */
+	OP_PF_FD_ROOT_RATE = OP_PTRACE_N,
+	OP_N
 };
 
 static const char *const op_names[OP_N] = {
 	"pctr-user", "pctr-kernel", "perfmon-setup+start", "cpc-self-user",
 	"cpc-self-system", "cpc-own-child", "cpc-other-user", "cpc-cpu",
+	"pfcntr-self-user", "pfcntr-self-kernel", "pfcntr-logall", "pfcntr-rate-256",
+	"pfcntr-fd-other-freq", "pfcntr-fd-other-enable", "pfcntr-fd-same-enable",
+	"pfcntr-fd-root-logall",
+	"pfcntr-fd-capable-owner", "cpc-capable-same-uid", "pfcntr-fd-userns",
+	"cpc-userns-same-uid",
+	"pfcntr-fd-root-rate-256",
 };
 
+/* Who hands the cell's process its /dev/pfcntr descriptor, if anyone. */
+static enum owner op_owner(enum op op)
+{
+	switch (op) {
+	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_ENABLE:
+		return OWN_OTHER_UID;
+	case OP_PF_FD_SAME_ENABLE:
+		return OWN_SAME_UID;
+	case OP_PF_FD_ROOT_LOGALL:
+		return OWN_ROOT_LOGALL;
+	case OP_PF_FD_CAP_OWNER:
+		return OWN_SAME_UID_CAP;
+	case OP_CPC_CAP_TARGET:
+		return OWN_CAP_SLEEPER;
+	case OP_PF_FD_USERNS:
+		return OWN_SAME_UID;
+	case OP_CPC_USERNS:
+		return OWN_SLEEPER;
+	case OP_PF_FD_ROOT_RATE:
+		return OWN_ROOT_RATE;
+	default:
+		return OWN_NONE;
+	}
+}
+
+/* The cell enters a user namespace of its own before it tries. */
+static bool op_userns(enum op op)
+{
+	return op == OP_PF_FD_USERNS || op == OP_CPC_USERNS;
+}
+
+/* perf has no rule to compare with (perf_try's answer). */
+#define PERF_NA		(-1)
+
+/*
+ * /dev/pfcntr: open, then the requests of a pfm(7) program; the first
+ * refusal (0 or -errno).  Open ALL for LOGSELECT (the caller wherever it
+ * runs, like perf's cpu -1), ONE of MATRIX_CPU, where the cell runs, for
+ * LOGALL (like perf's CPU-wide event on that CPU).
+ */
+static int pf_try(enum op op)
+{
+	int fd, err;
+
+	fd = pf_open(op == OP_PF_LOGALL ? PCNTOPENONE : PCNTOPENALL);
+	if (fd < 0)
+		return fd;
+	switch (op) {
+	case OP_PF_SELF_USER:
+		/* The unprivileged EV5 program of pfm(7): user mode only. */
+		err = pf5_setup(fd, PF5_CTXT_THIS_PROC | PF5_CTXT_USER);
+		break;
+	case OP_PF_SELF_KERNEL:
+		/* EV6 has no context control: user and kernel mode. */
+		err = pf_req(fd, PCNTLOGSELECT);
+		if (!err)
+			err = pf_long(fd, PCNT6MUX, MUX6_INSTR_CYC);
+		if (!err)
+			err = pf6_restart(fd);
+		goto out;
+	case OP_PF_LOGALL:
+		err = pf5_setup(fd, PF5_CTXT_ALL_PROC | PF5_CTXT_USER);
+		break;
+	default:	/* OP_PF_RATE256: counter 0 every 256 events */
+		err = pf5_setup(fd, PF5_CTXT_THIS_PROC | PF5_CTXT_USER);
+		if (!err)
+			err = pf_long(fd, PCNT5FREQ, FREQ5_C0_256);
+		break;
+	}
+	if (!err)
+		err = pf5_restart(fd);
+out:
+	close(fd);
+	return err;
+}
+
+/*
+ * On a descriptor the owner set up (counters programmed, not enabled):
+ * change what is counted, or enable.
+ */
+static int pf_fd_try(enum op op, int fd)
+{
+	if (op == OP_PF_FD_OTHER_FREQ)
+		return pf_long(fd, PCNT5FREQ, FREQ5_C2_OFF);
+	return pf_req(fd, PCNTRENABLE);
+}
+
 /* pmcompat's answer: 0 or errno (failing to open the node is a denial). */
-static int pmc_try(enum op op, pid_t other, pid_t child)
+static int pmc_try(enum op op, pid_t other, pid_t child, pid_t owner, int pf)
 {
 	int fd, err;
 
@@ -431,6 +783,19 @@ static int pmc_try(enum op op, pid_t other, pid_t child)
 			err = -perfmon_ctl_fd(fd, PMIOSTART, 0);
 		close(fd);
 		return err;
+	case OP_PF_SELF_USER:
+	case OP_PF_SELF_KERNEL:
+	case OP_PF_LOGALL:
+	case OP_PF_RATE256:
+		return -pf_try(op);
+	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_ENABLE:
+	case OP_PF_FD_SAME_ENABLE:
+	case OP_PF_FD_ROOT_LOGALL:
+	case OP_PF_FD_CAP_OWNER:
+	case OP_PF_FD_USERNS:
+	case OP_PF_FD_ROOT_RATE:
+		return -pf_fd_try(op, pf);
 	default:
 		break;
 	}
@@ -451,6 +816,10 @@ static int pmc_try(enum op op, pid_t other, pid_t child)
 	case OP_CPC_OTHER:
 		err = cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, other, 0, CPC_COUNT_USER, NULL);
 		break;
+	case OP_CPC_CAP_TARGET:
+	case OP_CPC_USERNS:
+		err = cpc_bind_thread(fd, PMC_CPC_BIND_PCTX, owner, 0, CPC_COUNT_USER, NULL);
+		break;
 	default:
 		err = cpc_bind_cpu_raw(fd, MATRIX_CPU, CPC_COUNT_USER);
 		break;
@@ -459,8 +828,13 @@ static int pmc_try(enum op op, pid_t other, pid_t child)
 	return -err;
 }
 
-/* perf_event_open() of the equivalent event: 0 or errno. */
-static int perf_try(enum op op, pid_t other, pid_t child)
+/*
+ * perf_event_open() of the equivalent event: 0 or errno.  A /dev/pfcntr
+ * descriptor the cell was sent is compared with the cell's own
+ * perf_event_open() of the owner (pid owner): the same question, may this
+ * process watch that one.  PERF_NA where perf has no such rule.
+ */
+static int perf_try(enum op op, pid_t other, pid_t child, pid_t owner)
 {
 	struct perf_event_attr a;
 	pid_t pid = 0;
@@ -478,10 +852,13 @@ static int perf_try(enum op op, pid_t other, pid_t child)
 	case OP_PCTR_U:
 	case OP_PERFMON:
 	case OP_CPC_CPU:
+	case OP_PF_LOGALL:
+	case OP_PF_FD_ROOT_LOGALL:
 		pid = -1;
 		cpu = MATRIX_CPU;
 		break;
 	case OP_CPC_SYS:
+	case OP_PF_SELF_KERNEL:
 		a.exclude_kernel = 0;
 		break;
 	case OP_CPC_CHILD:
@@ -490,6 +867,23 @@ static int perf_try(enum op op, pid_t other, pid_t child)
 	case OP_CPC_OTHER:
 		pid = other;
 		break;
+	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_ENABLE:
+	case OP_PF_FD_SAME_ENABLE:
+	case OP_PF_FD_CAP_OWNER:
+	case OP_CPC_CAP_TARGET:
+	case OP_PF_FD_USERNS:
+	case OP_CPC_USERNS:
+		pid = owner;
+		break;
+	case OP_PF_FD_ROOT_RATE:
+	case OP_PF_RATE256:
+		/*
+		 * No perf comparison: perf has no rate rule (any period, within
+		 * perf_event_max_sample_rate).  The rate of 256 is pmcompat's
+		 * own rule, Tru64's superuser rate: CAP_PERFMON/CAP_SYS_ADMIN.
+		 */
+		return PERF_NA;
 	default:
 		break;
 	}
@@ -503,7 +897,7 @@ static int perf_try(enum op op, pid_t other, pid_t child)
 /* What the policy says pmcompat answers. */
 static int policy(enum op op, enum cred c, int level, bool kernel_exported)
 {
-	bool cap = cred_has_cap(c);
+	bool cap = cred_has_cap(c), node = c == CR_ROOT || cred_in_group(c);
 
 	switch (op) {
 	case OP_PCTR_U:
@@ -511,10 +905,47 @@ static int policy(enum op op, enum cred c, int level, bool kernel_exported)
 	case OP_PERFMON:
 		/* 0640: only root opens them for writing. */
 		return c == CR_ROOT ? 0 : EACCES;
+	/* /dev/pfcntr: 0640, opened for reading; refusals are EPERM. */
+	case OP_PF_SELF_USER:
+		return node ? 0 : EACCES;
+	case OP_PF_SELF_KERNEL:
+		if (!node)
+			return EACCES;
+		return cap || (kernel_exported && level <= 1) ? 0 : EPERM;
+	case OP_PF_LOGALL:
+	case OP_PF_RATE256:
+		if (!node)
+			return EACCES;
+		return cap ? 0 : EPERM;
+	/* A descriptor sent to the cell: the node's mode does not matter. */
+	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_ENABLE:	/* the owner is another user */
+	case OP_PF_FD_ROOT_LOGALL:	/* whole CPUs */
+		return cap ? 0 : EPERM;
+	case OP_PF_FD_SAME_ENABLE:	/* the cell's uid and gid, dumpable */
+		return 0;
+	/*
+	 * The owner holds a capability: only CAP_PERFMON (or CAP_SYS_PTRACE)
+	 * watches it, as in perf.  In a user namespace of its own the cell
+	 * has no capability in the initial one and is another namespace's:
+	 * nobody watches the owner.
+	 */
+	case OP_PF_FD_CAP_OWNER:
+		return cap ? 0 : EPERM;
+	case OP_PF_FD_USERNS:
+		return EPERM;
+	case OP_CPC_USERNS:
+		return EACCES;
+	/*
+	 * pfm(7): the check is made at every request that enables counters,
+	 * whoever set them up, and the rate of 256 needs CAP_PERFMON.
+	 */
+	case OP_PF_FD_ROOT_RATE:
+		return cap ? 0 : EPERM;
 	default:
 		break;
 	}
-	if (c != CR_ROOT && !cred_in_group(c))
+	if (!node)
 		return EACCES;			/* /dev/cpc is 0660 */
 	switch (op) {
 	case OP_CPC_SELF:
@@ -529,17 +960,58 @@ static int policy(enum op op, enum cred c, int level, bool kernel_exported)
 
 struct cell {
 	int pmc, perf, setup;
+	int owner;		/* the owner's status byte (0: set up), or -1;
+				   1000 + errno: unshare(CLONE_NEWUSER) failed */
+	int perf_self;		/* in a user namespace: perf on the cell itself */
 };
 
 static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
 {
-	pid_t pid, child = -1;
+	pid_t pid, child = -1, owner = -1;
+	int sv[2] = { -1, -1 };
 
 	res->setup = -1;
+	res->owner = -1;
+	if (op_owner(op) != OWN_NONE) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			return;
+		owner = start_pf_owner(op_owner(op), sv[0]);
+		close(sv[0]);
+		if (owner < 0) {
+			close(sv[1]);
+			return;
+		}
+	}
 	pid = fork();
 	if (pid == 0) {
+		unsigned char st;
+		int pf = -1;
+
 		if (pin_to_cpu(MATRIX_CPU) || become(c))
 			_exit(2);
+		if (owner > 0) {
+			pf = recv_fd(sv[1], &st);
+			res->owner = st;
+			if (st || (pf < 0 && owner_sends_fd(op_owner(op))))
+				_exit(4);
+		}
+		if (op == OP_PF_FD_ROOT_RATE) {
+			/* Mark itself (user mode), then root sets the rate and events. */
+			if (pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
+			    write(sv[1], "s", 1) != 1 || read(sv[1], &st, 1) != 1)
+				_exit(4);
+			res->owner = st;
+			if (st)
+				_exit(4);
+		}
+		if (op_userns(op)) {
+			if (unshare(CLONE_NEWUSER)) {
+				res->owner = 1000 + errno;
+				_exit(5);
+			}
+			/* The control: perf works there, on the cell itself. */
+			res->perf_self = perf_try(OP_CPC_SELF, other, child, owner);
+		}
 		if (op == OP_CPC_CHILD) {
 			child = fork();
 			if (child == 0) {
@@ -549,17 +1021,26 @@ static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
 			if (child < 0)
 				_exit(3);
 		}
-		res->pmc = pmc_try(op, other, child);
-		res->perf = perf_try(op, other, child);
+		res->pmc = pmc_try(op, other, child, owner, pf);
+		res->perf = perf_try(op, other, child, owner);
 		stop_child(child);
 		res->setup = 0;
 		_exit(0);
 	}
+	if (sv[1] >= 0)
+		close(sv[1]);
 	if (child_status(pid) != 0)
 		res->setup = -1;
+	stop_child(owner);
 }
 
-TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
+/*
+ * Every cell of rows [first, last) at every level: what pmcompat and perf
+ * answer, printed; a failure wherever pmcompat allows what perf denies (at
+ * levels 2 and below) or departs from the policy.
+ */
+static void run_matrix(struct __test_metadata *_metadata, FIXTURE_DATA(access) *self,
+		       unsigned int first, unsigned int last)
 {
 	/*
 	 * 3 (Debian's default: perf refuses every unprivileged event) is
@@ -572,43 +1053,244 @@ TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
 	int kexp = perf_allow_kernel_exported();
 	unsigned int l, c, o;
 	int expected;
+	bool more;
 
-	NEED_FAKEPMU();
 	ASSERT_NE(NULL, res);
-	self->other = start_sleeper(OTHER_UID);
+	if (self->other < 0)
+		self->other = start_sleeper(OTHER_UID);
 	ASSERT_LT(0, self->other);
 	ksft_print_msg("permission matrix (kernel %s perf_allow_kernel()):\n",
 		       kexp ? "exports" : "does not export");
 	for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
 		ASSERT_EQ(0, set_paranoid(levels[l]));
-		for (o = 0; o < OP_N; o++) {
+		for (o = first; o < last; o++) {
 			for (c = 0; c < CR_N; c++) {
 				memset(res, 0, sizeof(*res));
 				run_cell(res, o, c, self->other);
 				ASSERT_EQ(0, res->setup)
-					TH_LOG("%s as %s: the child could not take the credentials",
-					       op_names[o], cred_names[c]);
+					TH_LOG("%s as %s: the child could not take the credentials%s (owner status %d)",
+					       op_names[o], cred_names[c],
+					       op_owner(o) ? " or get the descriptor" : "", res->owner);
 				ASSERT_EQ(0, pctr_clear_all());
 				err_name(res->pmc, pmc, sizeof(pmc));
-				err_name(res->perf, perf, sizeof(perf));
+				if (res->perf == PERF_NA)
+					snprintf(perf, sizeof(perf), "n/a (no such rule)");
+				else
+					err_name(res->perf, perf, sizeof(perf));
 				expected = policy(o, c, levels[l], kexp);
 				err_name(expected, want, sizeof(want));
-				ksft_print_msg("%-19s %-26s paranoid=%2d pmcompat=%-14s perf=%s%s\n",
+				more = !res->pmc && res->perf && res->perf != PERF_NA;
+				ksft_print_msg("%-23s %-26s paranoid=%2d pmcompat=%-14s perf=%s%s\n",
 					       op_names[o], cred_names[c], levels[l], pmc, perf,
-					       !res->pmc && res->perf ?
+					       more ?
 					       (levels[l] > 2 ? "  <-- more than perf (level 3, information)" :
 						"  <-- SECURITY BUG") :
 					       res->pmc != expected ? "  <-- not the policy" : "");
-				EXPECT_FALSE(!res->pmc && res->perf && levels[l] <= 2)
+				EXPECT_FALSE(more && levels[l] <= 2)
 					TH_LOG("SECURITY BUG: %s as %s at paranoid %d: pmcompat allows, perf says %s",
 					       op_names[o], cred_names[c], levels[l], perf);
 				EXPECT_EQ(expected, res->pmc)
 					TH_LOG("%s as %s at paranoid %d: pmcompat %s, policy %s",
 					       op_names[o], cred_names[c], levels[l], pmc, want);
+				/* perf refuses the owner, not everything, in the namespace. */
+				if (op_userns(o) && levels[l] <= 2)
+					EXPECT_EQ(0, res->perf_self)
+						TH_LOG("%s as %s: perf on itself in the namespace: %s",
+						       op_names[o], cred_names[c],
+						       strerror(res->perf_self));
 			}
 		}
 	}
 	munmap(res, sizeof(*res));
+}
+
+TEST_F_TIMEOUT(access, permission_matrix_never_allows_what_perf_denies, 600)
+{
+	NEED_FAKEPMU();
+	run_matrix(_metadata, self, 0, OP_MAIN_N);
+}
+
+/*
+ * Another process, with what ptrace read access asks beyond uids and
+ * dumpability (perf asks ptrace): a target holding a capability the caller
+ * lacks, and a caller in a user namespace of its own.
+ */
+TEST_F_TIMEOUT(access, permission_matrix_another_process_as_ptrace_read_allows, 300)
+{
+	NEED_FAKEPMU();
+	run_matrix(_metadata, self, OP_MAIN_N, OP_PTRACE_N);
+}
+
+/*
+ * Root sets counter 0 to every 256 events on the counters of a descriptor
+ * whose LOGSELECT mark is the cell's own process; the cell enables them.
+ * pfm(7): the check is made "at every request that enables counters,
+ * whoever set them up", and the rate needs CAP_PERFMON.  No perf rule.
+ */
+static void rate_enable_counts(long *out, long arg)
+{
+	int sv[2], ifd, pf;
+	unsigned char st;
+	struct pfcntrs_ev5 c, *cp = &c;
+	pid_t owner, pid;
+
+	ifd = open(FAKEPMU_INJECT, O_WRONLY | O_CLOEXEC);
+	if (ifd < 0 || pin_to_cpu(MATRIX_CPU) ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		_exit(2);
+	owner = start_pf_owner(OWN_ROOT_RATE, sv[0]);
+	close(sv[0]);
+	pid = fork();
+	if (pid == 0) {
+		char cmd[128];
+		ssize_t len;
+
+		if (become_uid(NOBODY, true, false))
+			_exit(2);
+		pf = recv_fd(sv[1], &st);
+		if (pf < 0 || st ||
+		    pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
+		    write(sv[1], "s", 1) != 1 || read(sv[1], &st, 1) != 1 || st)
+			_exit(3);
+		out[0] = -pf_req(pf, PCNTRENABLE);
+		/* 300 user-mode instructions of this process, on its CPU. */
+		len = snprintf(cmd, sizeof(cmd), "cpu=%d event=0x%x count=300 mode=user\n",
+			       MATRIX_CPU, EV_INSTR);
+		if (write(ifd, cmd, len) != len)
+			_exit(4);
+		out[1] = ioctl(pf, PCNT5GETCNT, &cp) ? -errno : (long)c.pf_cntr0;
+		_exit(0);
+	}
+	close(sv[1]);
+	out[2] = child_status(pid);
+	stop_child(owner);
+}
+
+TEST_F_TIMEOUT(access, permission_matrix_rate_256_set_up_by_root_is_checked_at_enable, 300)
+{
+	long *out = shared_zone(4096);
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	run_matrix(_metadata, self, OP_PTRACE_N, OP_N);
+	/* What the enable gives: counter 0 interrupts every 256 events. */
+	memset(out, 0, 4096);
+	ASSERT_EQ(0, in_child(rate_enable_counts, out, 0));
+	ASSERT_EQ(0, out[2]);
+	if (!out[0])
+		TH_LOG("uid 65534 enabled root's rate of 256: 300 events gave %ld counter 0 interrupts",
+		       out[1]);
+	EXPECT_EQ(EPERM, out[0]);
+	munmap(out, 4096);
+}
+
+/*
+ * The rate of 256 on /dev/pfcntr (EV5 PCNT5FREQ 3, EV4 counter 1 with
+ * iccsr_pc1): Tru64 asked superuser privilege for it; pmcompat asks
+ * CAP_PERFMON or CAP_SYS_ADMIN, whatever the uid.  perf has no such rule,
+ * so there is nothing to compare with: this checks the rule alone, for
+ * capabilities the matrix's credentials do not cover.
+ */
+enum {
+	RT_NONE, RT_PERFMON, RT_SYS_ADMIN, RT_SYS_PTRACE, RT_ROOT_NO_PERFMON, RT_ROOT, RT_N
+};
+
+static const char *const rt_names[RT_N] = {
+	"uid65534+group", "uid65534+group+CAP_PERFMON", "uid65534+group+CAP_SYS_ADMIN",
+	"uid65534+group+CAP_SYS_PTRACE", "root without CAP_PERFMON/CAP_SYS_ADMIN", "root",
+};
+
+/* An EV4 program in LOGSELECT: counter 0 instructions, counter 1 branch misses. */
+static int pf4_try(bool fast)
+{
+	struct iccsr r;
+	int fd, err;
+
+	memset(&r, 0, sizeof(r));
+	r.iccsr_mux0 = PF_ISSUES;
+	r.iccsr_mux1 = PF_BRANCHMISS;
+	r.iccsr_pc1 = fast ? PF_C1_INT_EVERY_256 : PF_C1_INT_EVERY_4096;
+	fd = pf_open(PCNTOPENALL);
+	if (fd < 0)
+		return fd;
+	err = pf_req(fd, PCNTLOGSELECT);
+	if (!err)
+		err = ioctl(fd, PCNTSETMUX, &r) ? -errno : 0;
+	if (!err)
+		err = pf_req(fd, PCNTRENABLE);
+	close(fd);
+	return err;
+}
+
+/*
+ * out[0]: the EV5 program at 256 (matrix row pfcntr-rate-256); out[1]: EV4
+ * with counter 1 every 2^8; out[2]: the same EV4 program at 2^12, which
+ * needs only kernel mode (EV4 always counts it).  errno or 0 each.
+ */
+static void rate_child(long *out, long who)
+{
+	int err = 0;
+
+	if (pin_to_cpu(MATRIX_CPU))
+		_exit(2);
+	switch (who) {
+	case RT_NONE:
+		err = become_uid_cap(NOBODY, true, -1);
+		break;
+	case RT_PERFMON:
+		err = become_uid_cap(NOBODY, true, CAP_PERFMON);
+		break;
+	case RT_SYS_ADMIN:
+		err = become_uid_cap(NOBODY, true, CAP_SYS_ADMIN);
+		break;
+	case RT_SYS_PTRACE:
+		err = become_uid_cap(NOBODY, true, CAP_SYS_PTRACE);
+		break;
+	case RT_ROOT_NO_PERFMON:
+		err = caps_drop(CAP_PERFMON, CAP_SYS_ADMIN);
+		break;
+	default:
+		break;
+	}
+	if (err)
+		_exit(3);
+	out[0] = -pf_try(OP_PF_RATE256);
+	out[1] = -pf4_try(true);
+	out[2] = -pf4_try(false);
+}
+
+TEST_F(access, pfcntr_rate_256_needs_cap_perfmon_or_cap_sys_admin)
+{
+	long *out = shared_zone(4096);
+	int kexp = perf_allow_kernel_exported();
+	char g0[32], g1[32], g2[32], want[32];
+	bool cap;
+	int who;
+
+	NEED_FAKEPMU();
+	ASSERT_NE(NULL, out);
+	/* Where the kernel lets a module ask perf, members may count kernel mode. */
+	ASSERT_EQ(0, set_paranoid(1));
+	for (who = 0; who < RT_N; who++) {
+		memset(out, 0, 4096);
+		ASSERT_EQ(0, in_child(rate_child, out, who)) TH_LOG("%s", rt_names[who]);
+		cap = who == RT_PERFMON || who == RT_SYS_ADMIN || who == RT_ROOT;
+		err_name(out[0], g0, sizeof(g0));
+		err_name(out[1], g1, sizeof(g1));
+		err_name(out[2], g2, sizeof(g2));
+		err_name(cap ? 0 : EPERM, want, sizeof(want));
+		ksft_print_msg("rate 256 as %-38s EV5 %-12s EV4 counter 1 %-12s policy %-12s (EV4 at 2^12: %s)\n",
+			       rt_names[who], g0, g1, want, g2);
+		EXPECT_EQ(cap ? 0 : EPERM, out[0])
+			TH_LOG("EV5 rate 256 as %s: %s", rt_names[who], strerror(out[0]));
+		EXPECT_EQ(cap ? 0 : EPERM, out[1])
+			TH_LOG("EV4 counter 1 every 2^8 as %s: %s", rt_names[who],
+			       strerror(out[1]));
+		/* The same program at the slow rate: kernel mode decides alone. */
+		EXPECT_EQ(cap || kexp ? 0 : EPERM, out[2])
+			TH_LOG("EV4 at 2^12 as %s: %s", rt_names[who], strerror(out[2]));
+	}
+	munmap(out, 4096);
 }
 
 /* ---- 2. the overflow signal is SIGEMT, EMT_CPCOVF, nothing else ------- */
