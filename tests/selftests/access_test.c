@@ -278,6 +278,82 @@ static int cpc_id_op(int fd, unsigned long cmd, __u32 id)
 	return ioctl(fd, cmd, &id) < 0 ? -errno : 0;
 }
 
+/* ---- children ----------------------------------------------------------- */
+
+/* A child that becomes uid (dumpable) and sleeps until killed. */
+static pid_t start_sleeper(uid_t uid)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (geteuid() == 0 && become_uid(uid, false, false))
+			_exit(2);
+		if (write(p[1], "r", 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static void stop_child(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* fn(shared, arg) in a child; its exit status, or -1. */
+static int in_child(void (*fn)(long *out, long arg), long *out, long arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fn(out, arg);
+		_exit(0);
+	}
+	return child_status(pid);
+}
+
+static int err_name(int err, char *buf, size_t len)
+{
+	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+
+	if (!err)
+		return snprintf(buf, len, "ALLOW");
+	if (n)
+		return snprintf(buf, len, "DENY(%s)", n);
+	return snprintf(buf, len, "DENY(%d)", err);
+}
+
+/* 1 when the kernel exports perf_allow_kernel() to modules. */
+static int perf_allow_kernel_exported(void)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " __ksymtab_perf_allow_kernel\n") != NULL;
+	fclose(f);
+	return found;
+}
+
 /* ---- /dev/pfcntr ----------------------------------------------------------- */
 
 /* Read-only is enough: pfm(7)'s programs open it so. */
@@ -442,116 +518,150 @@ static int owner_setup(enum owner who)
 }
 
 /*
- * Fork the owner: pinned to MATRIX_CPU, it takes its credentials, sets up
- * its counters (not enabled: interrupts are off from the open), sends the
- * descriptor over sock with status 0 (or no descriptor and the errno), and
- * stays alive, the process counted, until killed.  OWN_ROOT_RATE then
- * waits for a byte on sock: it sets counter 0 to every 256 events and the
- * events (the descriptor's LOGSELECT mark is the cell's by then) and
- * answers with the status byte.
+ * How an owner's descriptor reaches the cell: over a unix socket
+ * (SCM_RIGHTS), which the cell receives once it has its credentials; on a
+ * kernel without AF_UNIX (the debug lane's has no networking) the root test
+ * process takes it from the owner with pidfd_getfd() and the cell inherits
+ * it.  Either way the cell holds the owner's open file, all the module sees.
+ * Statuses and requests go over pipes.
  */
-static pid_t start_pf_owner(enum owner who, int sock)
-{
-	pid_t pid = fork();
-	unsigned char c;
-	int fd = -1, err;
+struct owner_chan {
+	pid_t pid;		/* the owner, or -1 */
+	int status;		/* the owner's status: 0 (set up) or an errno */
+	int up[2];		/* owner -> test process and cell: struct owner_msg, ints */
+	int down[2];		/* cell -> owner: requests */
+	int sock[2];		/* SCM_RIGHTS, or -1 */
+	int fd;			/* the descriptor pidfd_getfd() took, or -1 */
+};
 
-	if (pid == 0) {
-		err = pin_to_cpu(MATRIX_CPU) ? -errno : owner_creds(who);
-		if (!err && owner_sends_fd(who)) {
-			fd = owner_setup(who);
-			err = fd < 0 ? fd : 0;
-		}
-		if (send_fd(sock, fd, -err))
-			_exit(2);
-		if (who == OWN_ROOT_RATE && read(sock, &c, 1) == 1) {
-			err = pf_long(fd, PCNT5FREQ, FREQ5_C0_256);
-			if (!err)
-				err = pf_long(fd, PCNT5MUX, MUX5_ISB_CYC);
-			c = -err;
-			if (write(sock, &c, 1) != 1)
-				_exit(2);
-		}
-		for (;;)
-			pause();
-	}
-	return pid;
+struct owner_msg {
+	int status;		/* 0 or the errno of the owner's setup */
+	int fd;			/* the descriptor's number in the owner, or -1 */
+};
+
+static int have_af_unix = -1;	/* transport used: 1 SCM_RIGHTS, 0 pidfd_getfd() */
+
+static void chan_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
-/* ---- children ----------------------------------------------------------- */
-
-/* A child that becomes uid (dumpable) and sleeps until killed. */
-static pid_t start_sleeper(uid_t uid)
+/*
+ * In the owner: pinned to MATRIX_CPU, take the credentials, set up the
+ * counters (not enabled: interrupts are off from the open), hand the
+ * descriptor over, and stay alive, the process counted, until killed.
+ * OWN_ROOT_RATE then waits for a request: it sets counter 0 to every 256
+ * events and the events (the descriptor's LOGSELECT mark is the cell's by
+ * then) and answers with the status.
+ */
+static void owner_main(enum owner who, struct owner_chan *ch)
 {
-	int p[2];
+	struct owner_msg m = { 0, -1 };
 	char c;
-	pid_t pid;
+	int err;
 
-	if (pipe(p))
+	chan_close(&ch->up[0]);
+	chan_close(&ch->down[1]);
+	chan_close(&ch->sock[1]);
+	err = pin_to_cpu(MATRIX_CPU) ? -errno : owner_creds(who);
+	if (!err && owner_sends_fd(who)) {
+		m.fd = owner_setup(who);
+		err = m.fd < 0 ? m.fd : 0;
+	}
+	m.status = -err;
+	if (m.fd < 0)
+		m.fd = -1;
+	if (write(ch->up[1], &m, sizeof(m)) != sizeof(m))
+		_exit(2);
+	if (ch->sock[0] >= 0 && m.fd >= 0 && send_fd(ch->sock[0], m.fd, 0))
+		_exit(2);
+	if (who == OWN_ROOT_RATE && read(ch->down[0], &c, 1) == 1) {
+		err = pf_long(m.fd, PCNT5FREQ, FREQ5_C0_256);
+		if (!err)
+			err = pf_long(m.fd, PCNT5MUX, MUX5_ISB_CYC);
+		err = -err;
+		if (write(ch->up[1], &err, sizeof(err)) != sizeof(err))
+			_exit(2);
+	}
+	for (;;)
+		pause();
+}
+
+/* In the test process (root): start the owner, wait until it is set up. 0 or -1. */
+static int owner_start(enum owner who, struct owner_chan *ch)
+{
+	struct owner_msg m;
+	int pidfd;
+
+	ch->pid = -1;
+	ch->status = -1;
+	ch->fd = -1;
+	ch->sock[0] = ch->sock[1] = -1;
+	if (pipe2(ch->up, O_CLOEXEC))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		if (geteuid() == 0 && become_uid(uid, false, false))
-			_exit(2);
-		if (write(p[1], "r", 1) != 1)
-			_exit(2);
-		for (;;)
-			pause();
+	if (pipe2(ch->down, O_CLOEXEC)) {
+		chan_close(&ch->up[0]);
+		chan_close(&ch->up[1]);
+		return -1;
 	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
-		waitpid(pid, NULL, 0);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
-}
-
-static void stop_child(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-}
-
-/* fn(shared, arg) in a child; its exit status, or -1. */
-static int in_child(void (*fn)(long *out, long arg), long *out, long arg)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		fn(out, arg);
-		_exit(0);
-	}
-	return child_status(pid);
-}
-
-static int err_name(int err, char *buf, size_t len)
-{
-	const char *n = err > 0 ? strerrorname_np(err) : NULL;
-
-	if (!err)
-		return snprintf(buf, len, "ALLOW");
-	if (n)
-		return snprintf(buf, len, "DENY(%s)", n);
-	return snprintf(buf, len, "DENY(%d)", err);
-}
-
-/* 1 when the kernel exports perf_allow_kernel() to modules. */
-static int perf_allow_kernel_exported(void)
-{
-	char line[256];
-	int found = 0;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch->sock))
+		ch->sock[0] = ch->sock[1] = -1;
+	have_af_unix = ch->sock[0] >= 0;
+	ch->pid = fork();
+	if (ch->pid == 0)
+		owner_main(who, ch);
+	chan_close(&ch->up[1]);
+	chan_close(&ch->down[0]);
+	chan_close(&ch->sock[0]);
+	if (ch->pid < 0 || read(ch->up[0], &m, sizeof(m)) != sizeof(m))
+		return -1;
+	ch->status = m.status;
+	if (m.status || m.fd < 0 || ch->sock[1] >= 0)
 		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " __ksymtab_perf_allow_kernel\n") != NULL;
-	fclose(f);
-	return found;
+	pidfd = syscall(SYS_pidfd_open, ch->pid, 0);
+	if (pidfd < 0)
+		return -1;
+	ch->fd = syscall(SYS_pidfd_getfd, pidfd, m.fd, 0);
+	close(pidfd);
+	return ch->fd < 0 ? -1 : 0;
+}
+
+/* In the cell: the owner's descriptor, or -1. */
+static int owner_take_fd(struct owner_chan *ch)
+{
+	unsigned char st;
+
+	if (ch->sock[1] >= 0)
+		return recv_fd(ch->sock[1], &st);
+	return ch->fd;
+}
+
+/* In the cell: OWN_ROOT_RATE's second step; its status (0 or an errno), or -1. */
+static int owner_request(struct owner_chan *ch)
+{
+	int st;
+
+	if (write(ch->down[1], "s", 1) != 1 || read(ch->up[0], &st, sizeof(st)) != sizeof(st))
+		return -1;
+	return st;
+}
+
+/* In the test process, once the cell is forked: its own copies. */
+static void owner_release(struct owner_chan *ch)
+{
+	chan_close(&ch->up[0]);
+	chan_close(&ch->down[1]);
+	chan_close(&ch->sock[1]);
+	chan_close(&ch->fd);
+}
+
+static void owner_stop(struct owner_chan *ch)
+{
+	owner_release(ch);
+	stop_child(ch->pid);
+	ch->pid = -1;
 }
 
 /* ---- fixture: the udev rule, emulated, and the paranoid level -------- */
@@ -960,46 +1070,53 @@ static int policy(enum op op, enum cred c, int level, bool kernel_exported)
 
 struct cell {
 	int pmc, perf, setup;
-	int owner;		/* the owner's status byte (0: set up), or -1;
+	int owner;		/* the owner's status (0: set up), or -1;
 				   1000 + errno: unshare(CLONE_NEWUSER) failed */
 	int perf_self;		/* in a user namespace: perf on the cell itself */
 };
 
+/* 1 when this kernel has user namespaces (the debug lane's has none). */
+static int have_userns(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) ? 1 : 0);
+	return child_status(pid) == 0;
+}
+
 static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
 {
+	struct owner_chan ch = { .pid = -1 };
 	pid_t pid, child = -1, owner = -1;
-	int sv[2] = { -1, -1 };
 
 	res->setup = -1;
 	res->owner = -1;
 	if (op_owner(op) != OWN_NONE) {
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-			return;
-		owner = start_pf_owner(op_owner(op), sv[0]);
-		close(sv[0]);
-		if (owner < 0) {
-			close(sv[1]);
+		if (owner_start(op_owner(op), &ch) || ch.status) {
+			res->owner = ch.status;
+			owner_stop(&ch);
 			return;
 		}
+		owner = ch.pid;
+		res->owner = 0;
 	}
 	pid = fork();
 	if (pid == 0) {
-		unsigned char st;
-		int pf = -1;
+		int pf = -1, st;
 
 		if (pin_to_cpu(MATRIX_CPU) || become(c))
 			_exit(2);
-		if (owner > 0) {
-			pf = recv_fd(sv[1], &st);
-			res->owner = st;
-			if (st || (pf < 0 && owner_sends_fd(op_owner(op))))
+		if (owner > 0 && owner_sends_fd(op_owner(op))) {
+			pf = owner_take_fd(&ch);
+			if (pf < 0)
 				_exit(4);
 		}
 		if (op == OP_PF_FD_ROOT_RATE) {
 			/* Mark itself (user mode), then root sets the rate and events. */
-			if (pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
-			    write(sv[1], "s", 1) != 1 || read(sv[1], &st, 1) != 1)
+			if (pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER))
 				_exit(4);
+			st = owner_request(&ch);
 			res->owner = st;
 			if (st)
 				_exit(4);
@@ -1027,11 +1144,10 @@ static void run_cell(struct cell *res, enum op op, enum cred c, pid_t other)
 		res->setup = 0;
 		_exit(0);
 	}
-	if (sv[1] >= 0)
-		close(sv[1]);
+	owner_release(&ch);
 	if (child_status(pid) != 0)
 		res->setup = -1;
-	stop_child(owner);
+	owner_stop(&ch);
 }
 
 /*
@@ -1050,7 +1166,7 @@ static void run_matrix(struct __test_metadata *_metadata, FIXTURE_DATA(access) *
 	static const int levels[] = { 2, 1, 0, -1, 3 };
 	struct cell *res = shared_zone(sizeof(*res));
 	char pmc[32], perf[32], want[32];
-	int kexp = perf_allow_kernel_exported();
+	int kexp = perf_allow_kernel_exported(), userns = have_userns();
 	unsigned int l, c, o;
 	int expected;
 	bool more;
@@ -1059,12 +1175,18 @@ static void run_matrix(struct __test_metadata *_metadata, FIXTURE_DATA(access) *
 	if (self->other < 0)
 		self->other = start_sleeper(OTHER_UID);
 	ASSERT_LT(0, self->other);
-	ksft_print_msg("permission matrix (kernel %s perf_allow_kernel()):\n",
-		       kexp ? "exports" : "does not export");
+	ksft_print_msg("permission matrix (kernel %s perf_allow_kernel(), %s user namespaces):\n",
+		       kexp ? "exports" : "does not export", userns ? "has" : "has no");
 	for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
 		ASSERT_EQ(0, set_paranoid(levels[l]));
 		for (o = first; o < last; o++) {
 			for (c = 0; c < CR_N; c++) {
+				if (op_userns(o) && !userns) {
+					if (!l)
+						ksft_print_msg("%-23s %-26s n/a: no user namespaces in this kernel\n",
+							       op_names[o], cred_names[c]);
+					continue;
+				}
 				memset(res, 0, sizeof(*res));
 				run_cell(res, o, c, self->other);
 				ASSERT_EQ(0, res->setup)
@@ -1101,6 +1223,10 @@ static void run_matrix(struct __test_metadata *_metadata, FIXTURE_DATA(access) *
 			}
 		}
 	}
+	if (have_af_unix >= 0)
+		ksft_print_msg("descriptors were passed %s\n", have_af_unix ?
+			       "over a unix socket (SCM_RIGHTS)" :
+			       "by pidfd_getfd() and inheritance (no AF_UNIX in this kernel)");
 	munmap(res, sizeof(*res));
 }
 
@@ -1129,17 +1255,14 @@ TEST_F_TIMEOUT(access, permission_matrix_another_process_as_ptrace_read_allows, 
  */
 static void rate_enable_counts(long *out, long arg)
 {
-	int sv[2], ifd, pf;
-	unsigned char st;
+	struct owner_chan ch;
 	struct pfcntrs_ev5 c, *cp = &c;
-	pid_t owner, pid;
+	int ifd, pf;
+	pid_t pid;
 
 	ifd = open(FAKEPMU_INJECT, O_WRONLY | O_CLOEXEC);
-	if (ifd < 0 || pin_to_cpu(MATRIX_CPU) ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (ifd < 0 || pin_to_cpu(MATRIX_CPU) || owner_start(OWN_ROOT_RATE, &ch) || ch.status)
 		_exit(2);
-	owner = start_pf_owner(OWN_ROOT_RATE, sv[0]);
-	close(sv[0]);
 	pid = fork();
 	if (pid == 0) {
 		char cmd[128];
@@ -1147,10 +1270,9 @@ static void rate_enable_counts(long *out, long arg)
 
 		if (become_uid(NOBODY, true, false))
 			_exit(2);
-		pf = recv_fd(sv[1], &st);
-		if (pf < 0 || st ||
-		    pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
-		    write(sv[1], "s", 1) != 1 || read(sv[1], &st, 1) != 1 || st)
+		pf = owner_take_fd(&ch);
+		if (pf < 0 || pf_long(pf, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
+		    owner_request(&ch))
 			_exit(3);
 		out[0] = -pf_req(pf, PCNTRENABLE);
 		/* 300 user-mode instructions of this process, on its CPU. */
@@ -1161,9 +1283,9 @@ static void rate_enable_counts(long *out, long arg)
 		out[1] = ioctl(pf, PCNT5GETCNT, &cp) ? -errno : (long)c.pf_cntr0;
 		_exit(0);
 	}
-	close(sv[1]);
+	owner_release(&ch);
 	out[2] = child_status(pid);
-	stop_child(owner);
+	owner_stop(&ch);
 }
 
 TEST_F_TIMEOUT(access, permission_matrix_rate_256_set_up_by_root_is_checked_at_enable, 300)
