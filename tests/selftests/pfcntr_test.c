@@ -1248,7 +1248,13 @@ TEST(ipl_histogram)
 	EXPECT_EQ(0, h[0].ipl[4]);
 	EXPECT_EQ(0, h[0].ipl[7]);
 	EXPECT_EQ(5, h[3].ipl[4]);
-	EXPECT_EQ(5, h[3].ipl[7]);
+	/*
+	 * Entry 7 counts the interrupts that found CPU 3 running its idle
+	 * task: all of them when nothing else ran there, which a kernel
+	 * thread (PREEMPT_RT's above all) may spoil; never more than entry 4.
+	 */
+	EXPECT_GE(5, h[3].ipl[7]);
+	EXPECT_LE(1, h[3].ipl[7]);
 	EXPECT_EQ(0, h[3].ipl[8]);
 	EXPECT_EQ(0, h[3].ipl[0]);
 	for (c = 0; c < n; c++) {
