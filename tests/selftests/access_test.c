@@ -76,7 +76,6 @@
 #define MATRIX_CPU	1
 #define OVF_CPU		2
 
-#define PFCNTR_PATH	"/dev/pfcntr"
 /* EV5: instructions, branches (flow changes), cycles; EV6: instructions, cycles. */
 #define MUX5_ISB_CYC	(PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_CYCLES)
 #define MUX6_INSTR_CYC	(PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_CYCLES)
@@ -356,23 +355,7 @@ static int perf_allow_kernel_exported(void)
 
 /* ---- /dev/pfcntr ----------------------------------------------------------- */
 
-/* Read-only is enough: pfm(7)'s programs open it so. */
-static int pf_open(int mode)
-{
-	int fd = open(PFCNTR_PATH, O_RDONLY | O_CLOEXEC | mode);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int pf_req(int fd, unsigned long req)
-{
-	return ioctl(fd, req) ? -errno : 0;
-}
-
-static int pf_long(int fd, unsigned long req, long v)
-{
-	return ioctl(fd, req, &v) ? -errno : 0;
-}
+/* pf_open(), pf_req(), pf_long(): pmc_test_util.h */
 
 /* An EV5 or EV6 image request (RESTART, ...) of every counter, every CPU. */
 static int pf5_restart(int fd)

@@ -33,7 +33,6 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include "kselftest_harness.h"
 
-#define PFCNTR_PATH	"/dev/pfcntr"
 #define EV_INSTR	0x00c0
 #define EV_CYCLES	0x003c
 #define EV_BRANCHES	0x00c4
@@ -69,22 +68,7 @@ static void exec_injector(int argc, char **argv, char **envp)
 
 /* ---- the device ---------------------------------------------------------- */
 
-static int pf_open(int mode)
-{
-	int fd = open(PFCNTR_PATH, O_RDONLY | O_CLOEXEC | mode);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int pf_req(int fd, unsigned long req)
-{
-	return ioctl(fd, req) ? -errno : 0;
-}
-
-static int pf_long(int fd, unsigned long req, long v)
-{
-	return ioctl(fd, req, &v) ? -errno : 0;
-}
+/* pf_open(), pf_req(), pf_long(): pmc_test_util.h */
 
 /* An EV6 image request (RESTART, CLEAR, ...) on the selected counters. */
 static int pf6_image(int fd, unsigned long req, unsigned int sel, unsigned int cpu)

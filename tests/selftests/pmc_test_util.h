@@ -731,4 +731,26 @@ static inline int inject_here(unsigned int event, unsigned long long count)
 }
 #endif /* _LIBCPC_H */
 
+#ifdef _SYS_PFCNTR_H_
+/* /dev/pfcntr: read-only is enough, as pfm(7)'s programs open it.  -errno. */
+#define PFCNTR_PATH	"/dev/pfcntr"
+
+static inline int pf_open(int mode)
+{
+	int fd = open(PFCNTR_PATH, O_RDONLY | O_CLOEXEC | mode);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static inline int pf_req(int fd, unsigned long req)
+{
+	return ioctl(fd, req) ? -errno : 0;
+}
+
+static inline int pf_long(int fd, unsigned long req, long v)
+{
+	return ioctl(fd, req, &v) ? -errno : 0;
+}
+#endif /* _SYS_PFCNTR_H_ */
+
 #endif /* PMC_TEST_UTIL_H */
