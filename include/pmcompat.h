@@ -11,7 +11,7 @@ int perfmon_init(void);
 void perfmon_exit(void);
 int cpc_init(void);
 void cpc_exit(void);
-int pfcntr_init(void);
+int __init pfcntr_init(void);
 void pfcntr_exit(void);
 
 #endif /* PMCOMPAT_H */

@@ -306,22 +306,23 @@ static unsigned int pfm_ipl_entry(struct pt_regs *regs)
  * Tru64 named bcopy, bzero and simple_lock.  Found at load time from their
  * exported addresses; kallsyms gives each one's size.
  */
-static void *const pfm_callee_fns[] = {
-	memcpy, memmove, memset,
-	_raw_spin_lock, _raw_spin_lock_irqsave, _raw_spin_lock_irq,
-	_raw_spin_lock_bh,
+static const unsigned long pfm_callee_fns[] __initconst = {
+	(unsigned long)memcpy, (unsigned long)memmove, (unsigned long)memset,
+	(unsigned long)_raw_spin_lock, (unsigned long)_raw_spin_lock_irqsave,
+	(unsigned long)_raw_spin_lock_irq, (unsigned long)_raw_spin_lock_bh,
 #ifdef CONFIG_PREEMPT_RT
-	rt_spin_lock,
+	(unsigned long)rt_spin_lock,
 #endif
 #if defined(CONFIG_QUEUED_SPINLOCKS) && defined(CONFIG_PARAVIRT_SPINLOCKS)
-	native_queued_spin_lock_slowpath,
+	(unsigned long)native_queued_spin_lock_slowpath,
+	(unsigned long)__pv_queued_spin_lock_slowpath,	/* in KVM guests */
 #elif defined(CONFIG_QUEUED_SPINLOCKS)
-	queued_spin_lock_slowpath,
+	(unsigned long)queued_spin_lock_slowpath,
 #endif
 };
 
-static struct pfm_range pfm_callees[ARRAY_SIZE(pfm_callee_fns)];
-static unsigned int pfm_ncallees;
+static struct pfm_range pfm_callees[ARRAY_SIZE(pfm_callee_fns)] __ro_after_init;
+static unsigned int pfm_ncallees __ro_after_init;
 
 static bool pfm_in_range(const struct pfm_range *r, unsigned long pc)
 {
@@ -344,9 +345,10 @@ static bool pfm_in_callee(const struct pfm_prof *p, unsigned long pc)
 
 /*
  * PCNTCALLER: the PC a kernel sample is credited to.  Inside one of the
- * routines, the kernel's unwinder (ORC on distribution kernels, as perf's
- * call chains) steps out to the first return address outside them; 0 when
- * it cannot (the sample is dropped).
+ * routines, the kernel's ORC unwinder (as perf's call chains) steps out to
+ * the first return address outside them, and the sample goes to the call
+ * instruction before it (the return address less 1: a call that ends a
+ * function or a bucket stays in it); 0 when it cannot (dropped).
  */
 static unsigned long pfm_caller_pc(const struct pfm_prof *p, struct pt_regs *regs)
 {
@@ -359,8 +361,10 @@ static unsigned long pfm_caller_pc(const struct pfm_prof *p, struct pt_regs *reg
 	unwind_start(&state, current, regs, NULL);
 	for (depth = 0; depth < PFM_CALLER_DEPTH && !unwind_done(&state); depth++) {
 		pc = unwind_get_return_address(&state);
-		if (!pc || !pfm_in_callee(p, pc))
-			return pc;
+		if (!pc)
+			return 0;
+		if (!pfm_in_callee(p, pc - 1))
+			return pc - 1;
 		unwind_next_frame(&state);
 	}
 	return 0;
@@ -1067,7 +1071,11 @@ static int pfm_mark(struct pfm_file *pf, bool on)
 	if (pf->root == current) {
 		if (pf->root_marked == on)
 			return 0;
-		ret = pfm_root_events(pf, on);
+		/* Counting starts again: with the caller's privilege of now. */
+		if (on && pfm_tree_sets(pf))
+			ret = pfm_access(pf, &pf->cfg);
+		if (!ret)
+			ret = pfm_root_events(pf, on);
 		if (!ret)
 			pf->root_marked = on;
 		return ret;
@@ -1527,6 +1535,9 @@ static int pfm_setitems(struct pfm_file *pf, void __user *argp, bool compat)
 
 /* ---- PC profiling ------------------------------------------------------------ */
 
+/* Bytes of buckets of every open, against PFM_PROF_MAX_TOTAL. */
+static atomic_long_t pfm_prof_bytes = ATOMIC_LONG_INIT(0);
+
 static struct pfm_prof *pfm_prof(const struct pfm_file *pf)
 {
 	return rcu_dereference_protected(pf->prof, lockdep_is_held(&pf->lock));
@@ -1540,6 +1551,7 @@ static void pfm_prof_free(struct pfm_prof *p)
 		return;
 	for (k = 0; k < p->nslots; k++)
 		kvfree(p->buckets[k]);
+	atomic_long_sub(p->nbuckets * sizeof(u32) * p->nslots, &pfm_prof_bytes);
 	kfree(p);
 }
 
@@ -1551,7 +1563,7 @@ static void pfm_prof_free(struct pfm_prof *p)
  */
 static int pfm_kprof_access(void)
 {
-	if (!capable(CAP_PERFMON) && !capable(CAP_SYSLOG) && !capable(CAP_SYS_ADMIN))
+	if (!pfm_privileged() && !capable(CAP_SYSLOG))
 		return -EPERM;
 	return pmc_access_check(PMC_ACCESS_KERNEL, NULL) ? -EPERM : 0;
 }
@@ -1587,6 +1599,8 @@ static int pfm_get_range(void __user *argp, bool with_stride, u64 *start,
 
 	if (copy_from_user(&r, argp, with_stride ? sizeof(r) : sizeof(struct addr_range)))
 		return -EFAULT;
+	if (r.res0)
+		return -EINVAL;		/* reserved */
 	*start = r.start;
 	*end = r.end;
 	if (with_stride)
@@ -1597,22 +1611,28 @@ static int pfm_get_range(void __user *argp, bool with_stride, u64 *start,
 static struct pfm_prof *pfm_prof_alloc(const struct pfm_file *pf, bool kernel,
 				       u64 start, u64 end, u64 stride)
 {
+	/* stride <= 2^60: shift <= 62 */
 	unsigned int shift = stride ? ilog2(stride) + ilog2(PFM_INSN_BYTES) : 0;
 	unsigned int nslots = pf->nslots, k;
 	struct pfm_prof *p;
-	size_t nbuckets;
+	size_t nbuckets, bytes;
 
-	if (!stride || shift >= BITS_PER_LONG)
-		nbuckets = 1;
-	else
-		nbuckets = ((end - start - 1) >> shift) + 1;
-	if (nbuckets > PFM_PROF_MAX / sizeof(u32) ||
-	    nbuckets * sizeof(u32) * nslots > PFM_PROF_MAX_TOTAL)
+	nbuckets = stride ? ((end - start - 1) >> shift) + 1 : 1;
+	if (nbuckets > PFM_PROF_MAX / sizeof(u32))
 		return ERR_PTR(-ENOMEM);
+	bytes = nbuckets * sizeof(u32) * nslots;
+	/* One budget for every open: per-open caps would multiply. */
+	if (atomic_long_add_return(bytes, &pfm_prof_bytes) > PFM_PROF_MAX_TOTAL) {
+		atomic_long_sub(bytes, &pfm_prof_bytes);
+		return ERR_PTR(-ENOMEM);
+	}
 	p = kzalloc(struct_size(p, buckets, nslots), GFP_KERNEL_ACCOUNT);
-	if (!p)
+	if (!p) {
+		atomic_long_sub(bytes, &pfm_prof_bytes);
 		return ERR_PTR(-ENOMEM);
+	}
 	p->nslots = nslots;
+	p->nbuckets = nbuckets;	/* pfm_prof_free() gives back the budget */
 	for (k = 0; k < nslots; k++) {
 		p->buckets[k] = kvcalloc(nbuckets, sizeof(atomic_t),
 					 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
@@ -1622,11 +1642,10 @@ static struct pfm_prof *pfm_prof_alloc(const struct pfm_file *pf, bool kernel,
 		}
 	}
 	p->kernel = kernel;
-	p->whole = nbuckets == 1 && (!stride || shift >= BITS_PER_LONG);
+	p->whole = !stride;
 	p->shift = shift;
 	p->range.start = start;
 	p->range.end = end;
-	p->nbuckets = nbuckets;
 	return p;
 }
 
@@ -1643,11 +1662,11 @@ static int pfm_set_range(struct pfm_file *pf, unsigned int cmd, void __user *arg
 	u64 start, end, stride = pf->stride;
 	int ret;
 
+	if (!(pf->items & PFM_PROFILING))
+		return -EINVAL;		/* not open for profiling */
 	ret = pfm_get_range(argp, with_stride, &start, &end, &stride);
 	if (ret)
 		return ret;
-	if (!(pf->items & PFM_PROFILING))
-		return -EINVAL;
 	if (kernel) {
 		ret = pfm_kprof_access();
 		if (ret)
@@ -1656,7 +1675,9 @@ static int pfm_set_range(struct pfm_file *pf, unsigned int cmd, void __user *arg
 	if (old && old->kernel && old->caller && kernel) {
 		unsigned int n = old->ncallers;
 
-		if (start >= end || !pfm_kernel_text(start, end))
+		if (start >= end)
+			return -EINVAL;
+		if (!pfm_kernel_text(start, end))
 			return -EFAULT;
 		if (n == PFM_NCALLERS)
 			return -ENOSPC;
@@ -1698,6 +1719,12 @@ static int pfm_profiling(struct pfm_file *pf, unsigned int cmd, void __user *arg
 	case PCNTCALLER:
 		if (!p || !p->kernel || !(pf->items & PFM_PROFILING))
 			return -EINVAL;		/* kernel profiling is not on */
+		/*
+		 * Only ORC finds the return address of a frameless routine
+		 * (memcpy): the frame-pointer unwinder would skip the caller.
+		 */
+		if (!IS_ENABLED(CONFIG_UNWINDER_ORC))
+			return -EOPNOTSUPP;
 		WRITE_ONCE(p->caller, true);
 		return 0;
 	default:
@@ -1726,43 +1753,51 @@ static u32 pfm_bucket(const struct pfm_file *pf, const struct pfm_prof *p, size_
 static ssize_t pfm_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
 {
 	struct pfm_file *pf = file->private_data;
-	size_t size, done = 0, n, w0, nw, i;
+	size_t size, done = 0, n = 0, w0, nw, off, i;
 	struct pfm_prof *p;
 	loff_t pos = *ppos;
-	u32 *words;
 	ssize_t ret = 0;
+	u32 *words;
 
 	if (pos < 0)
 		return -EINVAL;
 	words = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!words)
 		return -ENOMEM;
-	mutex_lock(&pf->lock);
-	p = pfm_prof(pf);
-	size = pfm_rsize(pf);
-	if (pos >= size)
-		goto out;
-	count = min_t(size_t, count, size - pos);
+	/*
+	 * A page of buckets at a time, filled under the lock and copied out
+	 * after it: a faulting buffer holds up no request of the open.
+	 */
 	while (done < count) {
-		size_t off = (pos + done) % sizeof(u32);
-
-		n = min_t(size_t, count - done, PAGE_SIZE - sizeof(u32));
-		w0 = (pos + done) / sizeof(u32);
-		nw = DIV_ROUND_UP(off + n, sizeof(u32));
-		for (i = 0; i < nw; i++)
-			words[i] = pfm_bucket(pf, p, w0 + i);
+		mutex_lock(&pf->lock);
+		p = pfm_prof(pf);
+		size = pfm_rsize(pf);
+		if (pos + done < size) {
+			off = (pos + done) % sizeof(u32);
+			n = min3(count - done, (size_t)(size - pos - done),
+				 (size_t)PAGE_SIZE - sizeof(u32));
+			w0 = (pos + done) / sizeof(u32);
+			nw = DIV_ROUND_UP(off + n, sizeof(u32));
+			for (i = 0; i < nw; i++)
+				words[i] = pfm_bucket(pf, p, w0 + i);
+		} else {
+			n = 0;
+		}
+		mutex_unlock(&pf->lock);
+		if (!n)
+			break;
 		if (copy_to_user(buf + done, (char *)words + off, n)) {
-			if (!done)
-				ret = -EFAULT;
+			ret = -EFAULT;
 			break;
 		}
 		done += n;
+		if (fatal_signal_pending(current))
+			break;
+		cond_resched();
 	}
-	*ppos = pos + done;
-out:
-	mutex_unlock(&pf->lock);
 	kfree(words);
-	return ret ? ret : done;
+	*ppos = pos + done;
+	return done ? done : ret;
 }
 
 static loff_t pfm_llseek(struct file *file, loff_t offset, int whence)
@@ -2007,7 +2042,7 @@ static struct miscdevice pfm_misc = {
 };
 
 /* The PCNTCALLER routines' extents, from kallsyms ("name+0x0/0xsize"). */
-static void pfm_find_callees(void)
+static void __init pfm_find_callees(void)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long size;
@@ -2019,7 +2054,9 @@ static void pfm_find_callees(void)
 
 		sprint_symbol(sym, start);
 		slash = strchr(sym, '/');
-		if (!slash || sscanf(slash + 1, "%lx", &size) != 1 || !size)
+		/* "+0x0/": the address is the start of its symbol. */
+		if (!slash || slash - sym < 4 || strncmp(slash - 4, "+0x0", 4) ||
+		    sscanf(slash + 1, "%lx", &size) != 1 || !size)
 			continue;
 		pfm_callees[pfm_ncallees].start = start;
 		pfm_callees[pfm_ncallees].end = start + size;
@@ -2027,7 +2064,7 @@ static void pfm_find_callees(void)
 	}
 }
 
-int pfcntr_init(void)
+int __init pfcntr_init(void)
 {
 	pfm_find_callees();
 	return misc_register(&pfm_misc);

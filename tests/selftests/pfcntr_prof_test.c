@@ -28,9 +28,20 @@
 #define ERRNO_OF(expr) ({ errno = 0; long r_ = (expr); r_ == -1 ? errno : -1000 - (int)r_; })
 #define EXPECT_ERR(e, expr) EXPECT_EQ(e, ERRNO_OF(expr)) TH_LOG("%s", #expr)
 
+/* nr_cpu_ids: the number of EACH blocks (last possible CPU + 1). */
 static int ncpus(void)
 {
-	return sysconf(_SC_NPROCESSORS_CONF);
+	char buf[64] = "";
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY), n = -1;
+	char *p;
+
+	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0) {
+		p = strrchr(buf, '-');
+		n = atoi(p ? p + 1 : buf) + 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return n;
 }
 
 static long rsize(int fd)
@@ -362,6 +373,16 @@ TEST_F(prof, every_errno_and_a_failed_call_changes_nothing)
 	EXPECT_ERR(EINVAL, urange(fd, UBASE, UBASE, 4));
 	EXPECT_ERR(EINVAL, urange(fd, UBASE + 4, UBASE, 4));
 	EXPECT_ERR(ENOMEM, urange(fd, 0, 0x7ffffffff000ULL, 1));
+	EXPECT_ERR(EINVAL, urange(fd, UBASE, UBASE + 0x1000, 1ULL << 61));
+	EXPECT_EQ(0, urange(fd, UBASE, UBASE + 0x1000, 1ULL << 60) ? errno : 0);
+	EXPECT_EQ(4, rsize(fd)) TH_LOG("stride 2^60: one bucket");
+	ASSERT_EQ(0, urange(fd, UBASE, UBASE + 0x1000, 4));
+	ASSERT_EQ(0, sample(1, 0, UBASE, 3, 0));
+	{
+		addr_range_t r = { UBASE, UBASE + 0x2000, 4, 1 };
+
+		EXPECT_ERR(EINVAL, ioctl(fd, PCNTSETURANGE, &r));	/* res0 */
+	}
 	EXPECT_ERR(EFAULT, urange(fd, 0xffffffff81000000ULL, 0xffffffff81001000ULL, 4));
 	EXPECT_ERR(EFAULT, krange(fd, UBASE, UBASE + 0x1000, 4));	/* not kernel text */
 	EXPECT_ERR(EFAULT, ioctl(fd, PCNTSETUADDR, NULL));
@@ -429,11 +450,15 @@ TEST_F(prof, pcntcaller_credits_memcpy_to_its_caller)
 	/* One more routine of the caller's choice: vfs_write. */
 	ASSERT_EQ(0, kaddr(fd, extra, extra + 0x40));
 	ASSERT_EQ(0, sample(1, 1, extra + 4, 5, k + 0x44));
+	/* Credited to the call instruction: the return address less 1. */
 	ASSERT_EQ(0x100 / 4, read_all(fd, b, MAXB));
-	EXPECT_EQ(3, b[0x20 / 4]) TH_LOG("memcpy's samples were not its caller's");
-	EXPECT_EQ(5, b[0x44 / 4]) TH_LOG("the extra range's samples were not its caller's");
+	EXPECT_EQ(3, b[0x1f / 4]) TH_LOG("memcpy's samples were not its caller's");
+	EXPECT_EQ(5, b[0x43 / 4]) TH_LOG("the extra range's samples were not its caller's");
+	EXPECT_EQ(0, b[0x20 / 4]);
+	EXPECT_EQ(0, b[0x44 / 4]);
 	/* Up to 4 extra ranges; an invalid one is EFAULT and does not count. */
 	EXPECT_ERR(EFAULT, kaddr(fd, UBASE, UBASE + 0x40));
+	EXPECT_ERR(EINVAL, kaddr(fd, k + 0x40, k + 0x40));
 	for (i = 0; i < 3; i++) {
 		ASSERT_NE(0, x[i]);
 		EXPECT_EQ(0, kaddr(fd, x[i], x[i] + 0x10)) TH_LOG("range %d", i + 2);
@@ -441,6 +466,9 @@ TEST_F(prof, pcntcaller_credits_memcpy_to_its_caller)
 	EXPECT_ERR(ENOSPC, kaddr(fd, x[3] ? x[3] : k, (x[3] ? x[3] : k) + 0x10));
 	/* The profile itself is unchanged by the caller ranges. */
 	EXPECT_EQ(0x100, rsize(fd));
+	ASSERT_EQ(0x100 / 4, read_all(fd, b, MAXB));
+	EXPECT_EQ(3, b[0x1f / 4]);
+	EXPECT_EQ(5, b[0x43 / 4]);
 	close(fd);
 }
 
@@ -477,16 +505,17 @@ static int unprivileged_kernel_range(__u64 k)
 		    pf_long(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
 			    PF5_MUX2_C_CYCLES))
 			_exit(108);
+		/* A user range is fine. */
+		if (urange(fd, UBASE, UBASE + 0x100, 4) || rsize(fd) != 0x100 / 4)
+			_exit(105);
 		if (!krange(fd, k, k + 0x100, 4))
 			_exit(102);
 		if (errno != EPERM)
 			_exit(103);
+		/* The user profile is still there, unchanged. */
 		n = rsize(fd);
-		if (n != 0)
+		if (n != 0x100 / 4)
 			_exit(104);
-		/* A user range is fine, and sees no kernel PC. */
-		if (urange(fd, UBASE, UBASE + 0x100, 4) || rsize(fd) != 0x100 / 4)
-			_exit(105);
 		_exit(0);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
@@ -505,6 +534,102 @@ TEST_F(prof, unprivileged_callers_cannot_profile_the_kernel)
 	ASSERT_EQ(0, node_to_test_group(PFCNTR_PATH, 0660, &saved));
 	EXPECT_EQ(0, unprivileged_kernel_range(k)) TH_LOG("uid nobody: see the exit codes");
 	EXPECT_EQ(0, node_restore(PFCNTR_PATH, saved));
+}
+
+/*
+ * A kernel profile set up by root, in a descriptor a child inherits and
+ * then drops privilege: the child cannot turn profiling back on.  (The
+ * child counts its parent's marked tree in user mode with the IPL items,
+ * which needs no privilege of its own beyond reading the parent: here the
+ * parent is root, so only requests that build nothing are tried.)
+ */
+TEST_F(prof, a_kernel_profile_handed_to_a_user_cannot_be_turned_back_on)
+{
+	__u64 k = ksym("vfs_read");
+	int fd, st;
+	pid_t pid;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(2);
+	ASSERT_NE(0, k);
+	ASSERT_EQ(0, pin_to_cpu(1));
+	fd = open(PFCNTR_PATH, O_RDONLY | O_CLOEXEC | PCNTOPENONE);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pf_long(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_IPL | PFM_PROFILING));
+	ASSERT_EQ(0, pf_long(fd, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER));
+	ASSERT_EQ(0, pf_long(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
+			     PF5_MUX2_C_CYCLES));
+	ASSERT_EQ(0, krange(fd, k, k + 0x100, 4));
+	ASSERT_EQ(0x100 / 4, rsize(fd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY))
+			_exit(100);
+		/* Off needs nothing; on again needs the privilege. */
+		if (pf_long(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_IPL))
+			_exit(101);
+		if (rsize(fd) != 0)
+			_exit(102);
+		if (pf_long(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_IPL | PFM_PROFILING) != -EPERM)
+			_exit(103);
+		if (rsize(fd) != 0)
+			_exit(104);
+		/* Nor set up another kernel range. */
+		if (ioctl(fd, PCNTSETKRANGE, &(addr_range_t){ k, k + 0x40, 4, 0 }) != -1)
+			_exit(105);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("the child failed at step %d", WEXITSTATUS(st));
+	/* Root may. */
+	EXPECT_EQ(0, pf_long(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_IPL | PFM_PROFILING));
+	EXPECT_EQ(0x100 / 4, rsize(fd));
+	close(fd);
+}
+
+/*
+ * The marked process itself: set up by root with a kernel profile,
+ * unmarked, then it gives up root: marking itself again would start
+ * kernel profiling without the privilege.
+ */
+TEST_F(prof, a_marked_process_that_drops_privilege_cannot_mark_itself_again)
+{
+	__u64 k = ksym("vfs_read");
+	int st;
+	pid_t pid;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(2);
+	ASSERT_NE(0, k);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd;
+
+		if (pin_to_cpu(1))
+			_exit(100);
+		fd = open(PFCNTR_PATH, O_RDONLY | O_CLOEXEC | PCNTOPENONE);
+		if (fd < 0 || pf_long(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_PROFILING) ||
+		    pf_long(fd, PCNT5CTXTS, PF5_CTXT_THIS_PROC | PF5_CTXT_USER) ||
+		    pf_long(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
+			    PF5_MUX2_C_CYCLES) ||
+		    krange(fd, k, k + 0x100, 4))
+			_exit(101);
+		if (pf_req(fd, PCNTCLEARPCBPME) || pf_req(fd, PCNTLOGSELECT))
+			_exit(102);		/* root may */
+		if (pf_req(fd, PCNTCLEARPCBPME))
+			_exit(103);
+		if (setgroups(0, NULL) || setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY))
+			_exit(104);
+		if (pf_req(fd, PCNTLOGSELECT) != -EPERM)
+			_exit(105);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("the child failed at step %d", WEXITSTATUS(st));
 }
 
 TEST_HARNESS_MAIN
