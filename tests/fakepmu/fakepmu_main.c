@@ -3,8 +3,9 @@
  * fakepmu - a test-only CPU PMU for machines without a hardware PMU.
  *
  * Nothing counts by itself.  A test writes
- *   cpu=N event=0xXUUEE count=C [mode=user|kernel] [ip=0xADDR]
- * to /sys/kernel/debug/fakepmu/inject; CPU N then advances every running
+ *   cpu=N event=0xXUUEE count=C [mode=user|kernel] [ip=0xADDR] [tid=T]
+ * to /sys/kernel/debug/fakepmu/inject (all keys in inject_parse.h); CPU N
+ * then advances every running
  * counter whose code matches and whose mode filter admits the mode by C, and
  * raises an overflow through perf_event_overflow() with the given ip for every
  * sampling period that elapses.  The write returns when all of that is done.
@@ -669,6 +670,8 @@ static void fakepmu_advance(struct fakepmu_cpu *fc, struct perf_event *event,
 /* The PMI: count what was injected on this CPU. */
 static void fakepmu_count(struct fakepmu_cpu *fc, const struct fakepmu_inject *req)
 {
+	/* The interrupted context's stack: a return address on top (caller=). */
+	unsigned long stack[2] = { (unsigned long)req->caller, 0 };
 	struct pt_regs regs = {};
 	unsigned int i;
 
@@ -676,6 +679,8 @@ static void fakepmu_count(struct fakepmu_cpu *fc, const struct fakepmu_inject *r
 	regs.cs = req->ctx_kernel ? __KERNEL_CS : __USER_CS;
 	regs.ss = req->ctx_kernel ? __KERNEL_DS : __USER_DS;
 	regs.flags = X86_EFLAGS_IF | X86_EFLAGS_FIXED;
+	if (req->ctx_kernel && req->caller)
+		regs.sp = (unsigned long)stack;
 
 	for (i = 0; i < FAKEPMU_NSLOTS; i++) {
 		struct perf_event *event = fc->slot[i];
@@ -709,6 +714,11 @@ static void fakepmu_raise_nmi(void *arg)
 	int *ret = arg;
 	unsigned int us;
 
+	/* tid=: only while that thread is the one this CPU runs. */
+	if (fakepmu_req.tid && current->pid != fakepmu_req.tid) {
+		*ret = -EAGAIN;
+		return;
+	}
 	WRITE_ONCE(fc->nmi_pending, 1);
 	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
 	for (us = 0; us < FAKEPMU_NMI_WAIT_US; us++) {

@@ -13,7 +13,7 @@
 
 #include "inject_parse.h"
 
-enum { KEY_CPU, KEY_EVENT, KEY_COUNT, KEY_MODE, KEY_IP, KEY_CTX, NKEYS };
+enum { KEY_CPU, KEY_EVENT, KEY_COUNT, KEY_MODE, KEY_IP, KEY_CTX, KEY_TID, KEY_CALLER, NKEYS };
 
 static const char *const key_names[NKEYS] = {
 	[KEY_CPU] = "cpu",
@@ -22,6 +22,8 @@ static const char *const key_names[NKEYS] = {
 	[KEY_MODE] = "mode",
 	[KEY_IP] = "ip",
 	[KEY_CTX] = "ctx",
+	[KEY_TID] = "tid",
+	[KEY_CALLER] = "caller",
 };
 
 /* "user" (0) or "kernel" (1) in [s, e); -EINVAL otherwise. */
@@ -142,6 +144,14 @@ int fakepmu_parse_inject(const char *buf, size_t len, struct fakepmu_inject *out
 			break;
 		case KEY_IP:
 			r.ip = v;
+			break;
+		case KEY_TID:
+			if (!v || v > 0x3fffffffu)
+				return -EINVAL;
+			r.tid = (int)v;
+			break;
+		case KEY_CALLER:
+			r.caller = v;
 			break;
 		}
 	}

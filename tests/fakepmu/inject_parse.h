@@ -25,13 +25,19 @@ struct fakepmu_inject {
 	unsigned long long ip;
 	int kernel;			/* 1: mode=kernel, 0: mode=user */
 	int ctx_kernel;			/* interrupted context: ctx=, default mode */
+	int tid;			/* tid=: only if this thread runs there, 0 any */
+	unsigned long long caller;	/* caller=: return address on top of stack */
 };
 
 /*
  * Parse "cpu=N event=0xXUUEE count=C [mode=user|kernel] [ctx=user|kernel]
- * [ip=0xADDR]".  mode= is what was counted; ctx= the context the interrupt
- * found (a different one models skid: a user-mode event whose interrupt lands
- * in the kernel), by default the same.
+ * [ip=0xADDR] [tid=T] [caller=0xADDR]".  mode= is what was counted; ctx= the
+ * context the interrupt found (a different one models skid: a user-mode event
+ * whose interrupt lands in the kernel), by default the same.  tid= makes the
+ * injection conditional: it counts only if thread T is the one running on the
+ * CPU (else the write fails with EAGAIN and nothing is counted).  caller=
+ * puts a return address on top of the interrupted context's stack, as a call
+ * into a frameless routine leaves it (kernel contexts only).
  * Numbers are decimal or 0x-prefixed hex.  Keys may come in any order,
  * each at most once; cpu, event and count are required.  One trailing
  * newline is accepted.  Returns 0 or -EINVAL; *out is written only on

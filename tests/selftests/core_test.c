@@ -595,7 +595,7 @@ TEST_F(core, inherited_counters_do_not_follow_exec)
 	ASSERT_EQ(0, read_byte_within(s.ready, 10000)) TH_LOG("the exec'd image never ran");
 	EXPECT_LT(0, *carried_before_exec)
 		TH_LOG("the forked child had no counter before its exec (inheritance broken?)");
-	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 1000, 0, 0x401234));
+	ASSERT_EQ(0, inject_task(1, s.pid, EV_INSTR, 1000, 0, 0x401234));
 	after = counters_on(1, EV_INSTR, 20);
 	status = spinner_end(&s);
 
@@ -629,7 +629,7 @@ TEST_F(core, overflow_binding_does_not_signal_a_child_that_execs)
 	/* The child (and its new image) has no counters and gets no SIGEMT. */
 	ASSERT_EQ(0, spinner_start(&s, 1, NULL, NULL));
 	ASSERT_EQ(0, read_byte_within(s.ready, 10000)) TH_LOG("the exec'd image never ran");
-	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 1000, 0, 0x401234));
+	ASSERT_EQ(0, inject_task(1, s.pid, EV_INSTR, 1000, 0, 0x401234));
 	sleep_ms(100);
 	status = spinner_end(&s);
 	EXPECT_EQ(0, status) TH_LOG("DRIVER BUG? child: %s (SIGEMT is %d)",
@@ -678,7 +678,7 @@ TEST_F(core, execve_stops_the_callers_own_binding)
 		ASSERT_TRUE(false) TH_LOG("the child failed before its exec: %s",
 					  status_str(status, st, sizeof(st)));
 	}
-	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 1000, 0, 0x401234));
+	ASSERT_EQ(0, inject_task(1, s.pid, EV_INSTR, 1000, 0, 0x401234));
 	after = counters_on(1, EV_INSTR, 20);
 	status = spinner_end(&s);
 	EXPECT_EQ(0, after)
@@ -731,14 +731,14 @@ TEST_F(core, execve_stops_a_pctx_binding_of_the_thread)
 	memset(&b, 0, sizeof(b));
 	b.pid = s.pid;
 	ASSERT_EQ(0, cpc_dev_bind(fd, PMC_CPC_BIND_PCTX, 0, &r, 1, &b));
-	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 100, 0, 0x401000));
+	ASSERT_EQ(0, inject_task(1, s.pid, EV_INSTR, 100, 0, 0x401000));
 	ASSERT_EQ(0, cpc_dev_sample(fd, b.id, &v, 1));
 	EXPECT_EQ(100ULL, v);
 
 	/* After its execve, the image it runs is not counted. */
 	ASSERT_EQ(0, write_byte(go[1]));
 	ASSERT_EQ(0, read_byte_within(s.ready, 10000)) TH_LOG("the exec'd image never ran");
-	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 1000, 0, 0x401234));
+	ASSERT_EQ(0, inject_task(1, s.pid, EV_INSTR, 1000, 0, 0x401234));
 	err = cpc_dev_sample(fd, b.id, &v, 1);
 	if (err)
 		TH_LOG("sampling after the exec: %s (accepted: the binding ended)",
@@ -815,8 +815,8 @@ static void two_threads_overflow(struct __test_metadata *_metadata, bool own_han
 			sleep_ms(1);
 	}
 	sleep_ms(5);	/* both spinning */
-	EXPECT_EQ(0, inject_ip(1, EV_INSTR, 1000, 0, ip[0]));
-	EXPECT_EQ(0, inject_ip(2, EV_INSTR, 1000, 0, ip[1]));
+	EXPECT_EQ(0, inject_task(1, t[0].tid, EV_INSTR, 1000, 0, ip[0]));
+	EXPECT_EQ(0, inject_task(2, t[1].tid, EV_INSTR, 1000, 0, ip[1]));
 	n = sigrec_wait(2);
 	for (i = 0; i < 2; i++)
 		t[i].stop = 1;

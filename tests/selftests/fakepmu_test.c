@@ -129,6 +129,45 @@ TEST(cpu_wide_counter)
 	close(fd);
 }
 
+/*
+ * tid= counts only while that thread runs on the CPU: the caller's own tid on
+ * its own CPU always counts; a thread that is asleep never does (EAGAIN, and
+ * nothing is counted on that CPU).
+ */
+TEST(injection_for_one_thread_counts_only_while_it_runs)
+{
+	int fd, pfd[2];
+	pid_t child;
+	char c;
+
+	NEED_ONE_CPU_PMU();
+	ASSERT_EQ(0, pin_to_cpu(1));
+	fd = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, 1, 0, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(pfd));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) == 1 ? 0 : 1);	/* asleep */
+	}
+	close(pfd[0]);
+	EXPECT_EQ(0, inject_task(1, gettid(), EV_INSTR, 100, 0, 0));
+	EXPECT_EQ(-EAGAIN, inject_raw("cpu=1 event=0xc0 count=7 tid=1"));	/* init sleeps */
+	{
+		char cmd[96];
+
+		snprintf(cmd, sizeof(cmd), "cpu=1 event=0xc0 count=7 tid=%d", (int)child);
+		EXPECT_EQ(-EAGAIN, inject_raw(cmd));
+	}
+	EXPECT_EQ(100ULL, read_count(fd))
+		TH_LOG("an injection for a thread that was not running counted");
+	ASSERT_EQ(1, write(pfd[1], "x", 1));
+	close(pfd[1]);
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	close(fd);
+}
+
 TEST(user_and_kernel_filters)
 {
 	int fu, fk, fb;

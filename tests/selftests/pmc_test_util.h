@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -65,6 +66,32 @@ static inline int inject_ip(int cpu, unsigned int event, unsigned long long coun
 	snprintf(cmd, sizeof(cmd), "cpu=%d event=0x%x count=%llu mode=%s ip=0x%llx\n",
 		 cpu, event, count, kernel ? "kernel" : "user", ip);
 	return inject_raw(cmd);
+}
+
+/*
+ * inject_ip() that counts only while thread tid is the one running on cpu: a
+ * thread spinning on another CPU may be preempted for a moment (a kworker, an
+ * RT lane's interrupt thread), and an injection then would count for
+ * whatever ran instead.  Retries for up to 10 s; 0 or -errno.
+ */
+static inline int inject_task(int cpu, pid_t tid, unsigned int event,
+			      unsigned long long count, int kernel,
+			      unsigned long long ip)
+{
+	struct timespec pause = { 0, 1000000 };
+	char cmd[192];
+	int err, i;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cpu=%d tid=%d event=0x%x count=%llu mode=%s ip=0x%llx\n",
+		 cpu, (int)tid, event, count, kernel ? "kernel" : "user", ip);
+	for (i = 0; i < 10000; i++) {
+		err = inject_raw(cmd);
+		if (err != -EAGAIN)
+			return err;
+		nanosleep(&pause, NULL);
+	}
+	return err;
 }
 
 static inline int inject(int cpu, unsigned int event, unsigned long long count)

@@ -55,6 +55,23 @@ TEST(interrupted_context)
 	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 ctx=user ctx=user", &r));
 }
 
+/* tid= limits the injection to one running thread; caller= fills the stack. */
+TEST(thread_and_caller)
+{
+	struct fakepmu_inject r;
+
+	ASSERT_EQ(0, parse("cpu=1 event=0xc0 count=1", &r));
+	EXPECT_EQ(0, r.tid);
+	EXPECT_EQ(0ULL, r.caller);
+	ASSERT_EQ(0, parse("tid=4242 cpu=1 event=0xc0 count=1 caller=0xffffffff81234567", &r));
+	EXPECT_EQ(4242, r.tid);
+	EXPECT_EQ(0xffffffff81234567ULL, r.caller);
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 tid=0", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 tid=1073741824", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 tid=1 tid=1", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 caller=", &r));
+}
+
 TEST(full_64_bit_count)
 {
 	struct fakepmu_inject r;
