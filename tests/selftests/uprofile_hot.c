@@ -11,6 +11,7 @@
  * and calls both in a loop until SIGUSR1, then exits 0.  Built with -O0,
  * its functions keep their symbols; each starts on a 16-byte boundary.
  */
+#define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>

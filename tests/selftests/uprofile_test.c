@@ -175,7 +175,7 @@ FIXTURE_SETUP(prof)
 
 FIXTURE_TEARDOWN(prof)
 {
-	char path[256];
+	char path[384];
 	struct dirent *d;
 	DIR *dir;
 
@@ -350,7 +350,7 @@ TEST_F(prof, kprofile_kernel_function)
 {
 	unsigned long long k = ksym("vfs_read");
 
-	ASSERT_NE(0, k) TH_LOG("vfs_read not in /proc/kallsyms");
+	ASSERT_NE(0ULL, k) TH_LOG("vfs_read not in /proc/kallsyms");
 	ASSERT_EQ(0, kprofile_inject(self, false, k + 0x10, 0, 5)) TH_LOG("%s", self->err);
 	EXPECT_STREQ("kprofile: 5 samples, one every 65536 cycles events (kernel mode)\n\n"
 		     HEADER
@@ -363,8 +363,8 @@ TEST_F(prof, kprofile_caller)
 {
 	unsigned long long k = ksym("vfs_read"), mc = ksym("memcpy");
 
-	ASSERT_NE(0, k);
-	ASSERT_NE(0, mc);
+	ASSERT_NE(0ULL, k);
+	ASSERT_NE(0ULL, mc);
 	ASSERT_EQ(0, kprofile_inject(self, true, mc, k + 0x20, 3)) TH_LOG("%s", self->err);
 	EXPECT_STREQ("kprofile: 3 samples, one every 65536 cycles events (kernel mode, callers)\n\n"
 		     HEADER
