@@ -133,7 +133,7 @@ static unsigned long long ksym(const char *name)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
-		    (type == 'T' || type == 't') && !strcmp(sym, name) &&
+		    strchr("TtWw", type) && !strcmp(sym, name) &&
 		    !strchr(line, '[')) {
 			fclose(f);
 			return a;
@@ -232,6 +232,7 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 	if (bg_start(&self->bg, self->dir, UPROFILE, args, who))
 		return -1;
 	if (hot_report(self->addrs, &h)) {
+		slurp(self->bg.err, self->err, sizeof(self->err));
 		TH_LOG("no report from the helper");
 		return -1;
 	}

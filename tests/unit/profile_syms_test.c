@@ -179,6 +179,8 @@ static const char kallsyms[] =
 	"ffffffff81002000 W weak_fn\n"
 	"ffffffff81003000 D some_data\n"
 	"ffffffff81004000 T _etext\n"
+	"ffffffff81005000 T __memcpy\n"
+	"ffffffff81005000 W memcpy\n"
 	"ffffffffc0000000 t mod_fn\t[somemod]\n";
 
 TEST(kallsyms_text)
@@ -190,14 +192,17 @@ TEST(kallsyms_text)
 
 	ASSERT_NE(NULL, f);
 	prof_symtab_init(&t);
-	EXPECT_EQ(8, prof_syms_add_kallsyms(&t, f, &stext, &etext));
+	EXPECT_EQ(10, prof_syms_add_kallsyms(&t, f, &stext, &etext));
 	fclose(f);
 	EXPECT_EQ(0xffffffff81000000ULL, stext);
 	EXPECT_EQ(0xffffffff81004000ULL, etext);
-	/* Aliases: the global symbol, then the smallest name. */
+	/* Aliases: the global symbol, the fewest underscores, the smallest name. */
 	s = prof_symtab_lookup(&t, 0xffffffff81000010ULL);
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("_stext", s->name);
+	EXPECT_STREQ("startup_64", s->name);
+	s = prof_symtab_lookup(&t, 0xffffffff81005000ULL);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("memcpy", s->name);
 	s = prof_symtab_lookup(&t, 0xffffffff81001010ULL);
 	ASSERT_NE(NULL, s);
 	EXPECT_STREQ("do_one", s->name);

@@ -54,15 +54,23 @@ int prof_symtab_add(struct prof_symtab *t, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-/* Address; at one address the preferred symbol first. */
+/*
+ * Address; at one address the preferred symbol first: global, then with
+ * the fewest leading underscores (memcpy before __memcpy), then by name.
+ */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct prof_sym *x = a, *y = b;
+	size_t ux, uy;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->global != y->global)
 		return x->global ? -1 : 1;
+	ux = strspn(x->name, "_");
+	uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 

@@ -37,7 +37,8 @@ int prof_symtab_add(struct prof_symtab *t, uint64_t addr, uint64_t size,
 
 /*
  * Sort by address and drop the aliases: of the symbols at one address, the
- * global one (then the one of the smallest name) is kept.  Done by
+ * global one is kept, then the one with the fewest leading underscores,
+ * then the one of the smallest name.  Done by
  * prof_symtab_lookup() when needed.
  */
 void prof_symtab_sort(struct prof_symtab *t);
