@@ -34,6 +34,8 @@
 #include <linux/compat.h>
 #include <linux/cpumask.h>
 #include <linux/fs.h>
+#include <linux/kallsyms.h>
+#include <linux/log2.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
@@ -44,6 +46,7 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <asm/msr.h>
+#include <asm/unwind.h>
 #include <sys/pfcntr.h>
 
 #include "pmc_core.h"
@@ -53,6 +56,14 @@
 #define PFM_NIPL	9
 #define PFM_IPL_IDLE	7
 #define PFM_IPL_USER	8
+
+#define PFM_INSN_BYTES		4		/* an Alpha instruction */
+#define PFM_STRIDE_DEFAULT	4		/* instructions per bucket */
+#define PFM_STRIDE_MAX		BIT_ULL(60)
+#define PFM_NCALLERS		4		/* extra caller ranges */
+#define PFM_CALLER_DEPTH	4		/* frames to leave the routines */
+#define PFM_PROF_MAX		(16UL << 20)	/* bytes of buckets per CPU */
+#define PFM_PROF_MAX_TOTAL	(256UL << 20)	/* ... for every CPU */
 
 static bool pfm_ev67;
 module_param_named(pfcntr_ev67, pfm_ev67, bool, 0644);
@@ -201,6 +212,29 @@ struct pfm_ipl {
 	atomic64_t ipl[PFM_NIPL];
 };
 
+/* A text range [start, end). */
+struct pfm_range {
+	unsigned long start, end;
+};
+
+/*
+ * A PC profile: one array of 32-bit buckets per slot (per CPU), written
+ * only by that CPU's counter interrupts.  Replaced whole by a new range
+ * (RCU); the caller ranges are appended in place (release/acquire).
+ */
+struct pfm_prof {
+	bool kernel;			/* kernel-mode PCs, else user-mode */
+	bool whole;			/* stride 0: one bucket */
+	bool caller;			/* PCNTCALLER: credit the callers */
+	unsigned int shift;		/* log2 of a bucket's bytes */
+	unsigned int ncallers;
+	struct pfm_range range;
+	struct pfm_range callers[PFM_NCALLERS];
+	size_t nbuckets;
+	unsigned int nslots;
+	atomic_t *buckets[] __counted_by(nslots);
+};
+
 struct pfm_file {
 	struct mutex lock;		/* serialises the requests of an open */
 	unsigned int mode;		/* PCNTOPENONE, _EACH or _ALL */
@@ -218,6 +252,8 @@ struct pfm_file {
 	bool root_marked;
 	u64 tsc_clear;
 	struct pfm_ipl __percpu *ipl;
+	u64 stride;			/* profiling: instructions per bucket */
+	struct pfm_prof __rcu *prof;	/* read in NMI context */
 };
 
 static DEFINE_SPINLOCK(pfm_cpus_lock);
@@ -265,19 +301,119 @@ static unsigned int pfm_ipl_entry(struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * The kernel routines whose samples PCNTCALLER credits to their caller:
+ * Tru64 named bcopy, bzero and simple_lock.  Found at load time from their
+ * exported addresses; kallsyms gives each one's size.
+ */
+static void *const pfm_callee_fns[] = {
+	memcpy, memmove, memset,
+	_raw_spin_lock, _raw_spin_lock_irqsave, _raw_spin_lock_irq,
+	_raw_spin_lock_bh,
+#ifdef CONFIG_PREEMPT_RT
+	rt_spin_lock,
+#endif
+#if defined(CONFIG_QUEUED_SPINLOCKS) && defined(CONFIG_PARAVIRT_SPINLOCKS)
+	native_queued_spin_lock_slowpath,
+#elif defined(CONFIG_QUEUED_SPINLOCKS)
+	queued_spin_lock_slowpath,
+#endif
+};
+
+static struct pfm_range pfm_callees[ARRAY_SIZE(pfm_callee_fns)];
+static unsigned int pfm_ncallees;
+
+static bool pfm_in_range(const struct pfm_range *r, unsigned long pc)
+{
+	return pc - r->start < r->end - r->start;
+}
+
+static bool pfm_in_callee(const struct pfm_prof *p, unsigned long pc)
+{
+	/* Pairs with the release in pfm_set_range(): the entries are set. */
+	unsigned int i, n = smp_load_acquire(&p->ncallers);
+
+	for (i = 0; i < pfm_ncallees; i++)
+		if (pfm_in_range(&pfm_callees[i], pc))
+			return true;
+	for (i = 0; i < n; i++)
+		if (pfm_in_range(&p->callers[i], pc))
+			return true;
+	return false;
+}
+
+/*
+ * PCNTCALLER: the PC a kernel sample is credited to.  Inside one of the
+ * routines, the kernel's unwinder (ORC on distribution kernels, as perf's
+ * call chains) steps out to the first return address outside them; 0 when
+ * it cannot (the sample is dropped).
+ */
+static unsigned long pfm_caller_pc(const struct pfm_prof *p, struct pt_regs *regs)
+{
+	unsigned long pc = instruction_pointer(regs);
+	struct unwind_state state;
+	unsigned int depth;
+
+	if (!pfm_in_callee(p, pc))
+		return pc;
+	unwind_start(&state, current, regs, NULL);
+	for (depth = 0; depth < PFM_CALLER_DEPTH && !unwind_done(&state); depth++) {
+		pc = unwind_get_return_address(&state);
+		if (!pc || !pfm_in_callee(p, pc))
+			return pc;
+		unwind_next_frame(&state);
+	}
+	return 0;
+}
+
+/* A PC sample of this CPU's counter interrupt, if it falls in the profile. */
+static void pfm_sample(struct pfm_file *pf, struct pt_regs *regs)
+{
+	unsigned int cpu = smp_processor_id(), k = cpu;
+	struct pfm_prof *p;
+	unsigned long pc;
+	size_t b;
+
+	if (pf->mode == PCNTOPENONE) {
+		if (cpu != pf->cpu)
+			return;
+		k = 0;
+	}
+	rcu_read_lock();
+	p = rcu_dereference(pf->prof);
+	if (!p || k >= p->nslots || user_mode(regs) == p->kernel)
+		goto out;
+	pc = instruction_pointer(regs);
+	if (p->kernel && READ_ONCE(p->caller))
+		pc = pfm_caller_pc(p, regs);
+	if (!pfm_in_range(&p->range, pc))
+		goto out;
+	b = p->whole ? 0 : (pc - p->range.start) >> p->shift;
+	/* Saturates at 0xffffffff rather than wrap to a small count. */
+	atomic_add_unless(&p->buckets[k][b], 1, -1);
+out:
+	rcu_read_unlock();
+}
+
 static void pfm_tick(void *ctx, unsigned int idx, struct pt_regs *regs)
 {
 	struct pfm_file *pf = ctx;
+	unsigned long items;
 	struct pfm_ipl *h;
 	unsigned int e;
 
-	if (!(READ_ONCE(pf->recording) & BIT(idx)) || !(READ_ONCE(pf->items) & PFM_IPL))
+	if (!(READ_ONCE(pf->recording) & BIT(idx)))
 		return;
-	h = this_cpu_ptr(pf->ipl);
-	e = pfm_ipl_entry(regs);
-	atomic64_inc(&h->ipl[e]);
-	if (e != PFM_IPL_USER && is_idle_task(current))
-		atomic64_inc(&h->ipl[PFM_IPL_IDLE]);
+	items = READ_ONCE(pf->items);
+	if (items & PFM_IPL) {
+		h = this_cpu_ptr(pf->ipl);
+		e = pfm_ipl_entry(regs);
+		atomic64_inc(&h->ipl[e]);
+		if (e != PFM_IPL_USER && is_idle_task(current))
+			atomic64_inc(&h->ipl[PFM_IPL_IDLE]);
+	}
+	if (items & PFM_PROFILING)
+		pfm_sample(pf, regs);
 }
 
 /* ---- values ---------------------------------------------------------------- */
@@ -393,6 +529,8 @@ static unsigned long pfm_want(const struct pfm_file *pf)
  * the values freeze.  Counts made while frozen are given back.
  */
 static int pfm_access(const struct pfm_file *pf, const struct pfm_cfg *cfg);
+static bool pfm_kprof_on(const struct pfm_file *pf, unsigned long items);
+static int pfm_kprof_access(void);
 static int pfm_lock_target(const struct pfm_file *pf, const struct pfm_cfg *cfg,
 			   struct rw_semaphore **lock);
 static void pfm_unlock_target(struct rw_semaphore *lock);
@@ -491,6 +629,8 @@ static int pfm_access(const struct pfm_file *pf, const struct pfm_cfg *cfg)
 		if (cfg->period[i] <= 256 && !pfm_privileged())
 			return -EPERM;
 	}
+	if (pfm_kprof_on(pf, pf->items) && pfm_kprof_access())
+		return -EPERM;
 	return pmc_access_check(what, pfm_target(pf, cfg)) ? -EPERM : 0;
 }
 
@@ -1369,6 +1509,8 @@ static int pfm_setitems(struct pfm_file *pf, void __user *argp, bool compat)
 	/* EV67 profile-me statistics are not available on x86. */
 	if (!v || (v & ~(s64)PFM_MASK))
 		return -EINVAL;
+	if (pfm_kprof_on(pf, v) && !pfm_kprof_on(pf, pf->items) && pfm_kprof_access())
+		return -EPERM;
 	/* Interrupts on or off: the counters are made again (counts kept). */
 	if (pfm_sampling(v) != pf->cfg.sample) {
 		struct pfm_cfg cfg;
@@ -1383,20 +1525,255 @@ static int pfm_setitems(struct pfm_file *pf, void __user *argp, bool compat)
 	return 0;
 }
 
-/* PC profiling: issue 11.  What pfm(7) says when it is not set up. */
+/* ---- PC profiling ------------------------------------------------------------ */
+
+static struct pfm_prof *pfm_prof(const struct pfm_file *pf)
+{
+	return rcu_dereference_protected(pf->prof, lockdep_is_held(&pf->lock));
+}
+
+static void pfm_prof_free(struct pfm_prof *p)
+{
+	unsigned int k;
+
+	if (!p)
+		return;
+	for (k = 0; k < p->nslots; k++)
+		kvfree(p->buckets[k]);
+	kfree(p);
+}
+
+/*
+ * Kernel text addresses are secrets under KASLR.  Kernel profiling needs
+ * what perf needs to sample kernel mode, and a capability that shows
+ * kernel addresses (kptr_restrict is not visible to modules: at paranoid
+ * 1 or less this is stricter than perf, never looser).
+ */
+static int pfm_kprof_access(void)
+{
+	if (!capable(CAP_PERFMON) && !capable(CAP_SYSLOG) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return pmc_access_check(PMC_ACCESS_KERNEL, NULL) ? -EPERM : 0;
+}
+
+/* Kernel PCs are being profiled (or would be, with these items). */
+static bool pfm_kprof_on(const struct pfm_file *pf, unsigned long items)
+{
+	struct pfm_prof *p = pfm_prof(pf);
+
+	return p && p->kernel && (items & PFM_PROFILING);
+}
+
+/* The profile's bytes for read(2): 0 unless profiling is set up and on. */
+static size_t pfm_rsize(const struct pfm_file *pf)
+{
+	struct pfm_prof *p = pfm_prof(pf);
+
+	if (!p || !(pf->items & PFM_PROFILING))
+		return 0;
+	return p->nbuckets * sizeof(u32) * (pf->mode == PCNTOPENEACH ? p->nslots : 1);
+}
+
+/* x86-64's kernel image and module area: where kernel text lives. */
+static bool pfm_kernel_text(u64 start, u64 end)
+{
+	return start >= __START_KERNEL_map && end <= MODULES_END;
+}
+
+static int pfm_get_range(void __user *argp, bool with_stride, u64 *start,
+			 u64 *end, u64 *stride)
+{
+	addr_range_t r = {};
+
+	if (copy_from_user(&r, argp, with_stride ? sizeof(r) : sizeof(struct addr_range)))
+		return -EFAULT;
+	*start = r.start;
+	*end = r.end;
+	if (with_stride)
+		*stride = r.stride;
+	return 0;
+}
+
+static struct pfm_prof *pfm_prof_alloc(const struct pfm_file *pf, bool kernel,
+				       u64 start, u64 end, u64 stride)
+{
+	unsigned int shift = stride ? ilog2(stride) + ilog2(PFM_INSN_BYTES) : 0;
+	unsigned int nslots = pf->nslots, k;
+	struct pfm_prof *p;
+	size_t nbuckets;
+
+	if (!stride || shift >= BITS_PER_LONG)
+		nbuckets = 1;
+	else
+		nbuckets = ((end - start - 1) >> shift) + 1;
+	if (nbuckets > PFM_PROF_MAX / sizeof(u32) ||
+	    nbuckets * sizeof(u32) * nslots > PFM_PROF_MAX_TOTAL)
+		return ERR_PTR(-ENOMEM);
+	p = kzalloc(struct_size(p, buckets, nslots), GFP_KERNEL_ACCOUNT);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	p->nslots = nslots;
+	for (k = 0; k < nslots; k++) {
+		p->buckets[k] = kvcalloc(nbuckets, sizeof(atomic_t),
+					 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!p->buckets[k]) {
+			pfm_prof_free(p);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
+	p->kernel = kernel;
+	p->whole = nbuckets == 1 && (!stride || shift >= BITS_PER_LONG);
+	p->shift = shift;
+	p->range.start = start;
+	p->range.end = end;
+	p->nbuckets = nbuckets;
+	return p;
+}
+
+/*
+ * PCNTSETUADDR/URANGE/KADDR/KRANGE: a new profile, zeroed, replaces the
+ * old one; or, after PCNTCALLER, a kernel range is one more routine whose
+ * samples go to its caller.
+ */
+static int pfm_set_range(struct pfm_file *pf, unsigned int cmd, void __user *argp)
+{
+	bool kernel = cmd == PCNTSETKADDR || cmd == PCNTSETKRANGE;
+	bool with_stride = cmd == PCNTSETURANGE || cmd == PCNTSETKRANGE;
+	struct pfm_prof *old = pfm_prof(pf), *p;
+	u64 start, end, stride = pf->stride;
+	int ret;
+
+	ret = pfm_get_range(argp, with_stride, &start, &end, &stride);
+	if (ret)
+		return ret;
+	if (!(pf->items & PFM_PROFILING))
+		return -EINVAL;
+	if (kernel) {
+		ret = pfm_kprof_access();
+		if (ret)
+			return ret;
+	}
+	if (old && old->kernel && old->caller && kernel) {
+		unsigned int n = old->ncallers;
+
+		if (start >= end || !pfm_kernel_text(start, end))
+			return -EFAULT;
+		if (n == PFM_NCALLERS)
+			return -ENOSPC;
+		old->callers[n].start = start;
+		old->callers[n].end = end;
+		/* The entry before the count that shows it to interrupts. */
+		smp_store_release(&old->ncallers, n + 1);
+		return 0;
+	}
+	if ((stride && !is_power_of_2(stride)) || stride > PFM_STRIDE_MAX ||
+	    start >= end)
+		return -EINVAL;
+	if (kernel ? !pfm_kernel_text(start, end) : end > TASK_SIZE_MAX)
+		return -EFAULT;
+	p = pfm_prof_alloc(pf, kernel, start, end, stride);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	rcu_assign_pointer(pf->prof, p);
+	pf->stride = stride;
+	if (old) {
+		synchronize_rcu();	/* no interrupt writes the old buckets */
+		pfm_prof_free(old);
+	}
+	return 0;
+}
+
 static int pfm_profiling(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 			 bool compat)
 {
+	struct pfm_prof *p = pfm_prof(pf);
+	size_t size;
+
 	switch (cmd) {
 	case PCNTGETRSIZE:
+		size = pfm_rsize(pf);
 		if (compat)
-			return put_user(0, (s32 __user *)argp) ? -EFAULT : 0;
-		return put_user(0L, (long __user *)argp) ? -EFAULT : 0;
+			return put_user(size, (s32 __user *)argp) ? -EFAULT : 0;
+		return put_user(size, (long __user *)argp) ? -EFAULT : 0;
 	case PCNTCALLER:
-		return -EINVAL;		/* kernel profiling is not on */
+		if (!p || !p->kernel || !(pf->items & PFM_PROFILING))
+			return -EINVAL;		/* kernel profiling is not on */
+		WRITE_ONCE(p->caller, true);
+		return 0;
 	default:
-		return pf->items & PFM_PROFILING ? -EOPNOTSUPP : -EINVAL;
+		return pfm_set_range(pf, cmd, argp);
 	}
+}
+
+/*
+ * read(2): the profile as a file of pfm_rsize() bytes: the buckets of the
+ * CPU (ONE), of every CPU one after another (EACH), or their sums (ALL).
+ */
+static u32 pfm_bucket(const struct pfm_file *pf, const struct pfm_prof *p, size_t w)
+{
+	unsigned int k;
+	u32 v, sum = 0;
+
+	if (pf->mode == PCNTOPENEACH)
+		return atomic_read(&p->buckets[w / p->nbuckets][w % p->nbuckets]);
+	for (k = 0; k < p->nslots; k++) {
+		v = atomic_read(&p->buckets[k][w]);
+		sum = v > U32_MAX - sum ? U32_MAX : sum + v;
+	}
+	return sum;
+}
+
+static ssize_t pfm_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
+{
+	struct pfm_file *pf = file->private_data;
+	size_t size, done = 0, n, w0, nw, i;
+	struct pfm_prof *p;
+	loff_t pos = *ppos;
+	u32 *words;
+	ssize_t ret = 0;
+
+	if (pos < 0)
+		return -EINVAL;
+	words = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!words)
+		return -ENOMEM;
+	mutex_lock(&pf->lock);
+	p = pfm_prof(pf);
+	size = pfm_rsize(pf);
+	if (pos >= size)
+		goto out;
+	count = min_t(size_t, count, size - pos);
+	while (done < count) {
+		size_t off = (pos + done) % sizeof(u32);
+
+		n = min_t(size_t, count - done, PAGE_SIZE - sizeof(u32));
+		w0 = (pos + done) / sizeof(u32);
+		nw = DIV_ROUND_UP(off + n, sizeof(u32));
+		for (i = 0; i < nw; i++)
+			words[i] = pfm_bucket(pf, p, w0 + i);
+		if (copy_to_user(buf + done, (char *)words + off, n)) {
+			if (!done)
+				ret = -EFAULT;
+			break;
+		}
+		done += n;
+	}
+	*ppos = pos + done;
+out:
+	mutex_unlock(&pf->lock);
+	kfree(words);
+	return ret ? ret : done;
+}
+
+static loff_t pfm_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct pfm_file *pf = file->private_data;
+	loff_t ret;
+
+	mutex_lock(&pf->lock);
+	ret = fixed_size_llseek(file, offset, whence, pfm_rsize(pf));
+	mutex_unlock(&pf->lock);
+	return ret;
 }
 
 static long pfm_request(struct file *file, unsigned int cmd, void __user *argp,
@@ -1569,6 +1946,7 @@ static int pfm_open(struct inode *inode, struct file *file)
 	pf->ev67 = READ_ONCE(pfm_ev67);
 	pf->items = PFM_COUNTERS;
 	pf->regs.ev5_freq = EV5_FREQ_DEFAULT;
+	pf->stride = PFM_STRIDE_DEFAULT;
 	pf->sel_en = GENMASK(PFM_NCTRS - 1, 0);
 	pfm_cfg_init(&pf->cfg);
 	pf->tsc_clear = rdtsc_ordered();
@@ -1599,6 +1977,8 @@ static int pfm_release(struct inode *inode, struct file *file)
 		synchronize_rcu();
 	if (pf->root)
 		put_task_struct(pf->root);
+	/* After the sets: no interrupt reads the profile any more. */
+	pfm_prof_free(rcu_dereference_protected(pf->prof, true));
 	pfm_release_cpus(pf->mode, pf->cpu);
 	free_percpu(pf->ipl);
 	kfree(pf->slots);
@@ -1615,7 +1995,8 @@ static const struct file_operations pfm_fops = {
 #ifdef CONFIG_COMPAT
 	.compat_ioctl	= pfm_compat_ioctl,
 #endif
-	.llseek		= noop_llseek,
+	.read		= pfm_read,
+	.llseek		= pfm_llseek,
 };
 
 static struct miscdevice pfm_misc = {
@@ -1625,8 +2006,30 @@ static struct miscdevice pfm_misc = {
 	.mode	= 0640,
 };
 
+/* The PCNTCALLER routines' extents, from kallsyms ("name+0x0/0xsize"). */
+static void pfm_find_callees(void)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long size;
+	unsigned int i;
+	char *slash;
+
+	for (i = 0; i < ARRAY_SIZE(pfm_callee_fns); i++) {
+		unsigned long start = (unsigned long)pfm_callee_fns[i];
+
+		sprint_symbol(sym, start);
+		slash = strchr(sym, '/');
+		if (!slash || sscanf(slash + 1, "%lx", &size) != 1 || !size)
+			continue;
+		pfm_callees[pfm_ncallees].start = start;
+		pfm_callees[pfm_ncallees].end = start + size;
+		pfm_ncallees++;
+	}
+}
+
 int pfcntr_init(void)
 {
+	pfm_find_callees();
 	return misc_register(&pfm_misc);
 }
 
