@@ -260,4 +260,72 @@ TEST(maps_lines)
 	EXPECT_EQ(-1, prof_parse_maps_line("garbage\n", &m));
 }
 
+static struct prof_map map(uint64_t start, uint64_t end, bool exec, const char *path)
+{
+	struct prof_map m = { .start = start, .end = end, .exec = exec };
+
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	return m;
+}
+
+/* A PIE far from its libraries: the executable's text alone. */
+TEST(pick_text_far_libraries)
+{
+	struct prof_map m[] = {
+		map(0x555555556000, 0x555555558000, true, "/bin/x"),
+		map(0x7ffff7dd0000, 0x7ffff7f20000, true, "/lib/libc.so.6"),
+		map(0x7ffff7fc5000, 0x7ffff7feb000, true, "/lib/ld-linux-x86-64.so.2"),
+		map(0x7ffff7fc1000, 0x7ffff7fc3000, true, "[vdso]"),
+	};
+	bool in[4];
+	uint64_t lo, hi;
+
+	ASSERT_EQ(0, prof_pick_text(m, 4, "/bin/x", 64 << 20, &lo, &hi, in));
+	EXPECT_EQ(0x555555556000ULL, lo);
+	EXPECT_EQ(0x555555558000ULL, hi);
+	EXPECT_TRUE(in[0]);
+	EXPECT_FALSE(in[1]);
+	EXPECT_FALSE(in[2]);
+	EXPECT_FALSE(in[3]);
+	EXPECT_EQ(-1, prof_pick_text(m, 4, "/bin/y", 64 << 20, &lo, &hi, in));
+}
+
+/* Libraries near the executable join it, nearest first, while the span allows. */
+TEST(pick_text_near_libraries)
+{
+	struct prof_map m[] = {
+		map(0x10000000, 0x10100000, true, "/lib/liba.so"),	/* 4 MiB below */
+		map(0x10400000, 0x10500000, false, "/bin/x"),
+		map(0x10500000, 0x10600000, true, "/bin/x"),
+		map(0x10600000, 0x10700000, true, "/bin/x"),
+		map(0x10800000, 0x10900000, true, "/lib/libb.so"),	/* just above */
+		map(0x30000000, 0x30100000, true, "/lib/libc.so"),	/* far */
+		map(0x10900000, 0x10a00000, true, ""),			/* anonymous */
+	};
+	bool in[7];
+	uint64_t lo, hi;
+
+	ASSERT_EQ(0, prof_pick_text(m, 7, "/bin/x", 9 << 20, &lo, &hi, in));
+	EXPECT_EQ(0x10000000ULL, lo);
+	EXPECT_EQ(0x10900000ULL, hi);
+	EXPECT_TRUE(in[0]);
+	EXPECT_FALSE(in[1]);	/* not text */
+	EXPECT_TRUE(in[2]);
+	EXPECT_TRUE(in[3]);
+	EXPECT_TRUE(in[4]);
+	EXPECT_FALSE(in[5]);
+	EXPECT_FALSE(in[6]);
+	/* A smaller span: libb only. */
+	ASSERT_EQ(0, prof_pick_text(m, 7, "/bin/x", 5 << 20, &lo, &hi, in));
+	EXPECT_EQ(0x10500000ULL, lo);
+	EXPECT_EQ(0x10900000ULL, hi);
+	EXPECT_FALSE(in[0]);
+	EXPECT_TRUE(in[4]);
+	/* Smaller than the executable itself: still the executable. */
+	ASSERT_EQ(0, prof_pick_text(m, 7, "/bin/x", 4096, &lo, &hi, in));
+	EXPECT_EQ(0x10500000ULL, lo);
+	EXPECT_EQ(0x10700000ULL, hi);
+	EXPECT_FALSE(in[4]);
+}
+
 TEST_HARNESS_MAIN

@@ -305,3 +305,55 @@ int prof_parse_maps_line(const char *line, struct prof_map *m)
 	m->path[strcspn(m->path, "\n")] = '\0';
 	return 0;
 }
+
+static bool text_of_file(const struct prof_map *m)
+{
+	return m->exec && m->path[0] == '/';
+}
+
+int prof_pick_text(const struct prof_map *m, size_t n, const char *exe,
+		   uint64_t max_span, uint64_t *start, uint64_t *end,
+		   bool *in_range)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		in_range[i] = false;
+		if (!text_of_file(&m[i]) || strcmp(m[i].path, exe))
+			continue;
+		if (m[i].start < lo)
+			lo = m[i].start;
+		if (m[i].end > hi)
+			hi = m[i].end;
+	}
+	if (lo >= hi)
+		return -1;
+	/* Add the nearest other text while the span allows. */
+	for (;;) {
+		uint64_t best_lo = 0, best_hi = 0, best_span = UINT64_MAX;
+
+		for (i = 0; i < n; i++) {
+			uint64_t l, h;
+
+			if (!text_of_file(&m[i]) || (m[i].start >= lo && m[i].end <= hi))
+				continue;
+			l = m[i].start < lo ? m[i].start : lo;
+			h = m[i].end > hi ? m[i].end : hi;
+			if (h - l <= max_span && h - l < best_span) {
+				best_span = h - l;
+				best_lo = l;
+				best_hi = h;
+			}
+		}
+		if (best_span == UINT64_MAX)
+			break;
+		lo = best_lo;
+		hi = best_hi;
+	}
+	for (i = 0; i < n; i++)
+		in_range[i] = text_of_file(&m[i]) && m[i].start >= lo && m[i].end <= hi;
+	*start = lo;
+	*end = hi;
+	return 0;
+}

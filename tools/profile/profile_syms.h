@@ -84,4 +84,17 @@ struct prof_map {
 /* Parse a maps line; 0, or -1 if it is not one. */
 int prof_parse_maps_line(const char *line, struct prof_map *m);
 
+/*
+ * The text range to profile, of the n mappings m (executable mappings of
+ * files: their exec flag set and a path that begins with '/'; others are
+ * ignored): the executable's text (the mappings of exe), extended to the
+ * text of other files (shared libraries, the dynamic linker), nearest
+ * first, as long as the whole range stays within max_span bytes.
+ * in_range[i] tells whether m[i] lies in the range.  0, or -1 when exe has
+ * no executable mapping.
+ */
+int prof_pick_text(const struct prof_map *m, size_t n, const char *exe,
+		   uint64_t max_span, uint64_t *start, uint64_t *end,
+		   bool *in_range);
+
 #endif /* PROFILE_SYMS_H */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/auxv.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,29 +38,119 @@ static void usage(void)
 	exit(2);
 }
 
-/* The executable's text: its exec mappings, and the load bias. */
+/*
+ * The widest span of text profiled with the executable: shared libraries
+ * farther away are left out (the device's buckets have a size limit, and
+ * a range across the hole between the executable and the libraries would
+ * need buckets too coarse to tell functions apart).
+ */
+#define USER_MAX_SPAN	(64ULL << 20)
+
+/* The text profiled: [start, end), the executable's name. */
 struct text {
 	char exe[PATH_MAX];
 	uint64_t start, end;
-	int64_t bias;
 };
 
-/* Find the text of pid's executable in /proc/PID/maps; 0 or -1 (message in err). */
-static int find_text(pid_t pid, struct text *tx, char *err, size_t errlen)
+#if defined(__x86_64__)
+#include <sys/user.h>
+
+/* AT_ENTRY of pid's auxiliary vector, or 0. */
+static uint64_t auxv_entry(pid_t pid)
 {
-	char path[64], line[4352];
-	struct prof_map m;
-	bool found = false;
-	ssize_t n;
+	char path[64];
+	uint64_t av[2], entry = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fread(av, sizeof(av), 1, f) == 1 && av[0] != AT_NULL)
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+	fclose(f);
+	return entry;
+}
+
+/*
+ * Let the traced child, stopped after its exec, run to the executable's
+ * entry point (an int3 there), where the dynamic linker has mapped the
+ * shared libraries.  0; 1 when the child ended on the way (*status);
+ * -1 with errno.
+ */
+static int run_to_entry(pid_t pid, int *status)
+{
+	struct user_regs_struct regs;
+	uint64_t entry = auxv_entry(pid);
+	long orig, sig = 0;
+
+	if (!entry) {
+		errno = ENOENT;
+		return -1;
+	}
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno)
+		return -1;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)((orig & ~0xffL) | 0xcc)))
+		return -1;
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)sig))
+			return -1;
+		if (waitpid(pid, status, 0) != pid)
+			return -1;
+		if (!WIFSTOPPED(*status))
+			return 1;
+		if (WSTOPSIG(*status) == SIGTRAP)
+			break;
+		sig = WSTOPSIG(*status);	/* the child's own signal: deliver it */
+	}
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		return -1;
+	if (regs.rip != entry + 1) {
+		errno = EPROTO;
+		return -1;
+	}
+	regs.rip = entry;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)orig) ||
+	    ptrace(PTRACE_SETREGS, pid, NULL, &regs))
+		return -1;
+	return 0;
+}
+#else
+/* Elsewhere: the executable's text only, from the exec stop. */
+static int run_to_entry(pid_t pid, int *status)
+{
+	(void)pid;
+	(void)status;
+	return 0;
+}
+#endif
+
+/*
+ * Find the text to profile in /proc/PID/maps: the executable's, with the
+ * shared libraries that fit (prof_pick_text()), and add the function
+ * symbols of every file in it at its load bias.  0 or -1 (message in err).
+ */
+static int find_text(pid_t pid, struct text *tx, struct prof_symtab *syms,
+		     char *err, size_t errlen)
+{
+	char path[64], line[4352], msg[PROF_ERRLEN];
+	struct prof_map *m = NULL, *nm;
+	size_t n = 0, i, j;
+	bool *in = NULL;
+	ssize_t len;
+	int ret = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = readlink(path, tx->exe, sizeof(tx->exe) - 1);
-	if (n < 0) {
+	len = readlink(path, tx->exe, sizeof(tx->exe) - 1);
+	if (len < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	tx->exe[n] = '\0';
+	tx->exe[len] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f) {
@@ -67,24 +158,52 @@ static int find_text(pid_t pid, struct text *tx, char *err, size_t errlen)
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		if (prof_parse_maps_line(line, &m) || !m.exec || strcmp(m.path, tx->exe))
-			continue;
-		if (!found) {
-			if (prof_elf_bias(tx->exe, m.start, m.off, &tx->bias, err, errlen)) {
-				fclose(f);
-				return -1;
-			}
-			tx->start = m.start;
-			found = true;
-		}
-		tx->end = m.end;
+		nm = reallocarray(m, n + 1, sizeof(*m));
+		if (!nm)
+			goto nomem;
+		m = nm;
+		if (!prof_parse_maps_line(line, &m[n]) && m[n].exec)
+			n++;
 	}
 	fclose(f);
-	if (!found) {
+	f = NULL;
+	in = calloc(n + 1, sizeof(*in));
+	if (!in)
+		goto nomem;
+	if (prof_pick_text(m, n, tx->exe, USER_MAX_SPAN, &tx->start, &tx->end, in)) {
 		snprintf(err, errlen, "%s: no executable mapping of %s", path, tx->exe);
-		return -1;
+		goto out;
 	}
-	return 0;
+	/* Each file once, at the bias of its first text mapping. */
+	for (i = 0; i < n; i++) {
+		int64_t bias;
+
+		if (!in[i])
+			continue;
+		for (j = 0; j < i; j++)
+			if (in[j] && !strcmp(m[j].path, m[i].path))
+				break;
+		if (j < i)
+			continue;
+		if (prof_elf_bias(m[i].path, m[i].start, m[i].off, &bias, msg, sizeof(msg)) ||
+		    prof_syms_add_elf(syms, m[i].path, bias, msg, sizeof(msg)) < 0) {
+			if (!strcmp(m[i].path, tx->exe)) {
+				snprintf(err, errlen, "%s", msg);
+				goto out;
+			}
+			warnx("%s", msg);	/* a library without symbols */
+		}
+	}
+	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+	if (f)
+		fclose(f);
+out:
+	free(in);
+	free(m);
+	return ret;
 }
 
 /* Report a failure of the child before its exec through the pipe, and exit. */
@@ -159,8 +278,17 @@ int main(int argc, char **argv)
 	}
 	close(p[0]);
 
-	/* Stopped after the exec: find the text, set up the device, go. */
-	if (find_text(pid, &tx, msg, sizeof(msg))) {
+	/* Stopped after the exec: run to the entry point, where the libraries are. */
+	e = run_to_entry(pid, &status);
+	if (e > 0)
+		errx(exit_code(status), "%s ended before its entry point", argv[optind]);
+	if (e < 0) {
+		kill(pid, SIGKILL);
+		err(1, "ptrace: %s", argv[optind]);
+	}
+	/* Find the text, set up the device, go. */
+	prof_symtab_init(&syms);
+	if (find_text(pid, &tx, &syms, msg, sizeof(msg))) {
 		kill(pid, SIGKILL);
 		errx(1, "%s", msg);
 	}
@@ -192,9 +320,6 @@ int main(int argc, char **argv)
 
 	buckets = prof_dev_read(fd, &nbuckets);
 	close(fd);
-	prof_symtab_init(&syms);
-	if (prof_syms_add_elf(&syms, tx.exe, tx.bias, msg, sizeof(msg)) < 0)
-		warnx("%s", msg);
 	snprintf(what, sizeof(what), "uprofile: %s", tx.exe);
 	prof_report(&o, what, "user mode", &syms, buckets, nbuckets, tx.start,
 		    bucket_bytes);
