@@ -27,6 +27,7 @@
 #define KPROFILE	"/usr/bin/kprofile"
 #define HOT		"/pmcompat/tests/uprofile-hot-example"
 #define EV_CYCLES	0x003c
+#define EV_INSTR	0x00c0
 #define P5		65536ULL	/* the EV5 default rate of counter 0 */
 #define HOT_CPU		1
 #define TEST_CPU	0
@@ -206,7 +207,7 @@ FIXTURE_TEARDOWN(prof)
  */
 static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 			const char *opt, const char *optarg, bool outfile,
-			unsigned long long ka, unsigned long long kb,
+			unsigned int ev, unsigned long long ka, unsigned long long kb,
 			unsigned long long rate, struct __test_metadata *_metadata)
 {
 	char cpu[8], ofile[128];
@@ -236,9 +237,9 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 		TH_LOG("no report from the helper");
 		return -1;
 	}
-	if (ka && inject_task(HOT_CPU, h.pid, EV_CYCLES, ka * rate, 0, h.a))
+	if (ka && inject_task(HOT_CPU, h.pid, ev, ka * rate, 0, h.a))
 		return -2;
-	if (kb && inject_task(HOT_CPU, h.pid, EV_CYCLES, kb * rate, 0, h.b))
+	if (kb && inject_task(HOT_CPU, h.pid, ev, kb * rate, 0, h.b))
 		return -3;
 	kill(h.pid, SIGUSR1);
 	st = bg_wait(&self->bg);
@@ -249,7 +250,7 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 
 TEST_F(prof, uprofile_two_hot_functions)
 {
-	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, true, 300, 100, P5,
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, true, EV_CYCLES, 300, 100, P5,
 				  _metadata)) TH_LOG("stderr: %s", self->err);
 	EXPECT_STREQ("uprofile: " HOT ": 400 samples, one every 65536 cycles events (user mode)\n\n"
 		     HEADER
@@ -262,7 +263,7 @@ TEST_F(prof, uprofile_two_hot_functions)
 TEST_F(prof, uprofile_as_group_member_to_stdout)
 {
 	ASSERT_EQ(0, node_to_test_group(PFCNTR_PATH, 0640, &self->node_saved));
-	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_NOBODY_IN_GROUP, NULL, NULL, false, 20, 50,
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_NOBODY_IN_GROUP, NULL, NULL, false, EV_CYCLES, 20, 50,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
 	EXPECT_STREQ("uprofile: " HOT ": 70 samples, one every 65536 cycles events (user mode)\n\n"
 		     HEADER
@@ -272,12 +273,36 @@ TEST_F(prof, uprofile_as_group_member_to_stdout)
 
 TEST_F(prof, uprofile_rate_256)
 {
-	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-f", "256", false, 7, 7, 256,
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-f", "256", false, EV_CYCLES, 7, 7, 256,
 				  _metadata)) TH_LOG("stderr: %s", self->err);
 	EXPECT_STREQ("uprofile: " HOT ": 14 samples, one every 256 cycles events (user mode)\n\n"
 		     HEADER
 		     " 50.00           7           7  hot_a\n"
 		     " 50.00          14           7  hot_b\n", self->out);
+}
+
+/* -e: retired instructions (EV5 counter 0's PF5_MUX0_ISSUES). */
+TEST_F(prof, uprofile_event_issues)
+{
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-e", "issues", false, EV_INSTR, 0, 9,
+				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
+	EXPECT_STREQ("uprofile: " HOT ": 9 samples, one every 65536 issues events (user mode)\n\n"
+		     HEADER
+		     "100.00           9           9  hot_b\n", self->out);
+}
+
+/* The command's exit status; a program without samples. */
+TEST_F(prof, uprofile_exit_status)
+{
+	struct tool_run r;
+
+	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile",
+			      (const char *[]){ "/bin/busybox", "sh", "-c", "exit 3", NULL },
+			      TEST_CPU, TOOL_AS_ROOT, NULL));
+	EXPECT_EQ(3, r.status) TH_LOG("%s", r.err);
+	EXPECT_STREQ("uprofile: /bin/busybox: 0 samples, one every 65536 cycles events (user mode)\n\n"
+		     HEADER "(no samples)\n", r.out);
+	EXPECT_STREQ("", r.err);
 }
 
 TEST_F(prof, uprofile_rate_256_needs_privilege)
