@@ -4,12 +4,13 @@
  * /dev/pfcntr (Tru64 UNIX pfm(7)) and print a flat profile per function.
  *
  * The child marks itself (PCNTLOGSELECT) and executes the command under
- * ptrace, which stops it right after the exec.  There the parent reads
- * where the executable's text was mapped (/proc/PID/maps), sets the
- * profiling range to it (PCNTSETURANGE), programs the EV5 event for user
- * mode (which needs no privilege) and lets the command run.  The samples
- * are credited to the executable's ELF function symbols at their load
- * address.
+ * ptrace, which stops it right after the exec; the parent lets it run to
+ * the executable's entry point, where the shared libraries are mapped.
+ * There it reads where the text was mapped (/proc/PID/maps), sets the
+ * profiling range to the executable's text and the libraries near enough
+ * (PCNTSETURANGE), programs the EV5 event for user mode (which needs no
+ * privilege) and lets the command run.  The samples are credited to the
+ * ELF function symbols of those files at their load addresses.
  */
 #include <err.h>
 #include <errno.h>
