@@ -305,6 +305,20 @@ TEST_F(prof, uprofile_exit_status)
 	EXPECT_STREQ("", r.err);
 }
 
+/* An EV5 event that the processor's perf driver does not map (Intel: L1I accesses). */
+TEST_F(prof, uprofile_event_not_available)
+{
+	struct tool_run r;
+
+	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile",
+			      (const char *[]){ "-e", "icache_access", "/bin/busybox", "true", NULL },
+			      TEST_CPU, TOOL_AS_ROOT, NULL));
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("uprofile: /dev/pfcntr: PCNT5MUX: the event icache_access is not available on this processor\n",
+		     r.err);
+	EXPECT_STREQ("", r.out);
+}
+
 TEST_F(prof, uprofile_rate_256_needs_privilege)
 {
 	char cpu[8];

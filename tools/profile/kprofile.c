@@ -162,10 +162,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	e = prof_dev_start(fd, &o, PF5_CTXT_ALL_PROC | PF5_CTXT_KERNEL, &req);
-	if (e == -EPERM)
-		errx(1, "/dev/pfcntr: %s: not permitted: %s", req, NEED_PRIV);
 	if (e)
-		errno = -e, err(1, "/dev/pfcntr: %s (event %s)", req, o.ev->name);
+		prof_dev_start_failed(&o, e, req, NEED_PRIV);
 
 	if (optind < argc) {
 		pid = fork();

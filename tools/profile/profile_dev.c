@@ -131,6 +131,25 @@ int prof_dev_start(int fd, const struct prof_opts *o, long ctxts,
 	return 0;
 }
 
+void prof_dev_start_failed(const struct prof_opts *o, int e, const char *what,
+			   const char *privilege)
+{
+	switch (e) {
+	case -EPERM:
+		errx(1, "%s: %s: not permitted: %s", PFCNTR_DEV, what, privilege);
+	case -EINVAL:
+		if (!strcmp(what, "PCNT5MUX"))
+			errx(1, "%s: %s: the event %s is not available on this processor",
+			     PFCNTR_DEV, what, o->ev->name);
+		break;
+	case -EBUSY:
+		errx(1, "%s: %s: no hardware counter free for the event %s (perf, the NMI watchdog or a KVM guest has them)",
+		     PFCNTR_DEV, what, o->ev->name);
+	}
+	errno = -e;
+	err(1, "%s: %s (event %s)", PFCNTR_DEV, what, o->ev->name);
+}
+
 uint32_t *prof_dev_read(int fd, size_t *nbuckets)
 {
 	uint32_t *b;

@@ -51,6 +51,13 @@ int prof_dev_range(int fd, bool kernel, uint64_t start, uint64_t end,
 int prof_dev_start(int fd, const struct prof_opts *o, long ctxts,
 		   const char **what);
 
+/*
+ * Exit 1 with the message of prof_dev_start()'s failure: err is its
+ * -errno, what the request, privilege what the caller lacks for EPERM.
+ */
+void prof_dev_start_failed(const struct prof_opts *o, int err, const char *what,
+			   const char *privilege) __attribute__((noreturn));
+
 /* Stop and read the buckets (PCNTRDISABLE, PCNTGETRSIZE, read(2)). */
 uint32_t *prof_dev_read(int fd, size_t *nbuckets);
 

@@ -278,6 +278,11 @@ int main(int argc, char **argv)
 		errx(1, "%s did not start", argv[optind]);
 	}
 	close(p[0]);
+	/* Should uprofile die while the command is stopped, the command dies too. */
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_EXITKILL)) {
+		kill(pid, SIGKILL);
+		err(1, "ptrace");
+	}
 
 	/* Stopped after the exec: run to the entry point, where the libraries are. */
 	e = run_to_entry(pid, &status);
@@ -305,7 +310,7 @@ int main(int argc, char **argv)
 		if (e == -EPERM)
 			errx(1, "/dev/pfcntr: %s: not permitted (the rate %lu needs CAP_PERFMON)",
 			     req, o.rate);
-		errno = -e, err(1, "/dev/pfcntr: %s (event %s)", req, o.ev->name);
+		prof_dev_start_failed(&o, e, req, "");
 	}
 	if (ptrace(PTRACE_DETACH, pid, NULL, NULL)) {
 		kill(pid, SIGKILL);
