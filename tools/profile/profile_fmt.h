@@ -15,7 +15,7 @@
 
 /* An EV5 event of pfm(7): the counter that counts it and its PCNT5MUX bits. */
 struct prof_event {
-	const char *name;	/* as -e takes it: the header name without PF5_MUXn_ and C_, lower case */
+	const char *name;	/* -e: the header name without PF5_MUXn_, C_; lower case */
 	const char *hdr;	/* the <sys/pfcntr.h> name */
 	int counter;		/* 0, 1 or 2 */
 	uint64_t mux;
