@@ -349,9 +349,9 @@ TEST_F(vendor, platform_events_and_attributes_reach_perf)
 		  0x028401c0, 0x01c0 },
 		{ "inst_retired.any_p", USR_SYS, 0, { }, 0xc0, 0x00c0 },
 		{ "cpu_clk_unhalted.ref_p", USR, 0, { }, 0x013c, 0x013c },
-		/* A default unit mask, and one ORed into it. */
+		/* A default unit mask, and one that replaces it (never ORed). */
 		{ "longest_lat_cache.miss", USR, 0, { }, 0x412e, 0x412e },
-		{ "longest_lat_cache.miss", USR, 1, { { "umask", 0x80 } }, 0xc12e, 0xc12e },
+		{ "longest_lat_cache.reference", USR, 1, { { "umask", 0x01 } }, 0x012e, 0x012e },
 		{ "l1d.replacement", USR, 2, { { "cmask", 0xff }, { "picnum", 1 } },
 		  0xff000151, 0x0151 },
 		{ "mem_load_retired.l1_miss", USR, 0, { }, 0x08d1, 0x08d1 },
@@ -367,14 +367,15 @@ TEST_F(vendor, platform_events_and_attributes_reach_perf)
 	};
 	static const struct platform_case amd[] = {
 		/* pc is accepted and has no effect (bit 19 stays clear). */
-		{ "FR_retired_x86_instr_w_excp_intr", USR, 5,
+		{ "0xc0", USR, 5,
 		  { { "umask", 0x01 }, { "cmask", 0x03 }, { "edge", 1 }, { "inv", 1 },
 		    { "pc", 1 } },
 		  0x038401c0, 0x01c0 },
 		{ "FR_retired_x86_instr_w_excp_intr", USR_SYS, 0, { }, 0xc0, 0x00c0 },
 		{ "BU_cpu_clk_unhalted", USR, 0, { }, 0x76, 0x0076 },
 		{ "DC_refill_from_L2", USR, 0, { }, 0x1f42, 0x1f42 },
-		{ "DC_refill_from_L2", USR, 1, { { "umask", 0x20 } }, 0x3f42, 0x3f42 },
+		/* All the valid unit mask bits, or a subset of them. */
+		{ "DC_refill_from_L2", USR, 1, { { "umask", 0x10 } }, 0x1042, 0x1042 },
 		{ "IC_miss", USR, 1, { { "cmask", 0x10 } }, 0x10000081, 0x0081 },
 		{ "0xc4", USR, 1, { { "umask", 0x02 } }, 0x02c4, 0x02c4 },
 	};
@@ -417,6 +418,17 @@ TEST_F(vendor, raw_codes_beyond_the_vendors_range_are_unknown)
 		set = cpc_set_create(self->cpc);
 		ASSERT_NE(NULL, set);
 		ASSERT_EQ(0, cpc_set_add_request(self->cpc, set, "instr_retired.any", 0,
+						 USR, 1, &umask));
+		cpc_errlog_reset();
+		EXPECT_EQ(-1, cpc_bind_curlwp(self->cpc, set, 0));
+		EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE, cpc_errlog.subcode);
+	} else {
+		/* AMD: a unit mask outside the event's valid bits. */
+		cpc_attr_t umask = { "umask", 0x20 };
+
+		set = cpc_set_create(self->cpc);
+		ASSERT_NE(NULL, set);
+		ASSERT_EQ(0, cpc_set_add_request(self->cpc, set, "DC_refill_from_L2", 0,
 						 USR, 1, &umask));
 		cpc_errlog_reset();
 		EXPECT_EQ(-1, cpc_bind_curlwp(self->cpc, set, 0));

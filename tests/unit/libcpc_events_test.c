@@ -242,11 +242,16 @@ TEST(intel_attributes)
 	EXPECT_EQ(PERF_TYPE_RAW, p.type);
 	EXPECT_EQ(0x3cULL | 0x01ULL << 8 | 1ULL << 18 | 1ULL << 23 | 2ULL << 24,
 		  p.config);
-	/* false booleans set nothing; umask ORs into the event's */
+	/* false booleans set nothing; umask replaces the event's (Solaris) */
 	ASSERT_EQ(0, resolve(&c, "longest_lat_cache.miss", &p, 3,
 			     "edge", (uint64_t)0, "inv", (uint64_t)0,
 			     "umask", (uint64_t)0x0e));
-	EXPECT_EQ(0x4f2eULL, p.config);
+	EXPECT_EQ(0x0e2eULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "longest_lat_cache.reference", &p, 1,
+			     "umask", (uint64_t)0x01));
+	EXPECT_EQ(0x012eULL, p.config) TH_LOG("a narrower unit mask counted the wider event");
+	ASSERT_EQ(0, resolve(&c, "cpu_clk_unhalted.ref_p", &p, 1, "umask", (uint64_t)0));
+	EXPECT_EQ(0x003cULL, p.config);
 	/* bounds */
 	EXPECT_EQ(0, resolve(&c, "0xc0", &p, 1, "umask", (uint64_t)0xff));
 	EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE,
@@ -319,12 +324,19 @@ TEST(amd_platform_events)
 	EXPECT_EQ(0x80ULL, p.config);
 	ASSERT_EQ(0, resolve(&c, "IC_miss", &p, 0));
 	EXPECT_EQ(0x81ULL, p.config);
-	/* default unit mask */
+	/* without a unit mask, every valid bit counts */
 	ASSERT_EQ(0, resolve(&c, "DC_refill_from_L2", &p, 0));
 	EXPECT_EQ(0x1f42ULL, p.config);
+	/* a unit mask narrows within the valid bits, else is refused */
+	ASSERT_EQ(0, resolve(&c, "DC_refill_from_L2", &p, 1, "umask", (uint64_t)0x10));
+	EXPECT_EQ(0x1042ULL, p.config) TH_LOG("a narrower unit mask counted the wider event");
+	EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE,
+		  resolve(&c, "DC_refill_from_L2", &p, 1, "umask", (uint64_t)0x20));
+	EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE,
+		  resolve(&c, "DC_access", &p, 1, "umask", (uint64_t)0x01));
 
-	/* attributes; pc accepted with no effect */
-	ASSERT_EQ(0, resolve(&c, "DC_access", &p, 5, "edge", (uint64_t)1,
+	/* attributes; pc accepted with no effect; raw codes take any umask */
+	ASSERT_EQ(0, resolve(&c, "0x40", &p, 5, "edge", (uint64_t)1,
 			     "pc", (uint64_t)1, "inv", (uint64_t)1,
 			     "cmask", (uint64_t)3, "umask", (uint64_t)0x0f));
 	EXPECT_EQ(0x40ULL | 0x0fULL << 8 | 1ULL << 18 | 1ULL << 23 | 3ULL << 24,

@@ -127,7 +127,12 @@ static const struct generic_event intel_fixed_events[] = {
 struct raw_event {
 	const char *name;
 	uint16_t code;		/* event select (AMD: up to 12 bits) */
-	uint8_t umask;		/* default unit mask */
+	/*
+	 * Intel: the event's unit mask, which a "umask" attribute replaces.
+	 * AMD: the unit mask bits the event has; a "umask" attribute must be
+	 * a subset of them, and without one all of them count.
+	 */
+	uint8_t umask;
 	int8_t arch_bit;	/* Intel: CPUID 0xA EBX bit, or -1 */
 };
 
@@ -511,8 +516,9 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 {
 	const struct generic_event *g;
 	const struct raw_event *r;
-	uint64_t umask, cmask = 0, config;
+	uint64_t umask, valid = ATTR_MAX_MASK, cmask = 0, config;
 	int edge = 0, inv = 0, saved = errno;
+	int amd = cpu->vendor == CPCEV_AMD || cpu->vendor == CPCEV_HYGON;
 	unsigned long max_code;
 	unsigned int i;
 	long code;
@@ -531,12 +537,13 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 	if (r) {
 		code = r->code;
 		umask = r->umask;
+		if (amd)
+			valid = r->umask;
 	} else {
 		int ok = parse_code(event, &code);
 
 		errno = saved;
-		max_code = cpu->vendor == CPCEV_AMD ||
-			   cpu->vendor == CPCEV_HYGON ? 0xfff : 0xff;
+		max_code = amd ? 0xfff : 0xff;
 		if (!ok || code < 0 || (unsigned long)code > max_code)
 			return CPC_INVALID_EVENT;
 		umask = 0;
@@ -553,8 +560,11 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 		if (!strcmp(n, "umask") || !strcmp(n, "cmask")) {
 			if (v > ATTR_MAX_MASK)
 				return CPC_ATTRIBUTE_OUT_OF_RANGE;
+			/* A unit mask replaces the event's, never widens it. */
+			if (n[0] == 'u' && (v & ~valid))
+				return CPC_ATTRIBUTE_OUT_OF_RANGE;
 			if (n[0] == 'u')
-				umask |= v;
+				umask = v;
 			else
 				cmask = v;
 		} else if (!strcmp(n, "edge")) {
@@ -571,7 +581,7 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 		config |= EVSEL_EDGE;
 	if (inv)
 		config |= EVSEL_INV;
-	if (cpu->vendor == CPCEV_AMD || cpu->vendor == CPCEV_HYGON)
+	if (amd)
 		config |= EVSEL_AMD_EVENT_HI(code);
 	out->type = PERF_TYPE_RAW;
 	out->config = config;
