@@ -360,6 +360,14 @@ TEST_F(prof, uprofile_usage_errors)
 	EXPECT_EQ(127, r.status);
 	EXPECT_STREQ("uprofile: /nonexistent/cmd: No such file or directory\n", r.err);
 	EXPECT_STREQ("", r.out);
+	/* -o is created before the command runs. */
+	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile",
+			      (const char *[]){ "-o", "/nonexistent/profile", "/bin/busybox",
+						"echo", "ran", NULL },
+			      TEST_CPU, TOOL_AS_ROOT, NULL));
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("uprofile: /nonexistent/profile: No such file or directory\n", r.err);
+	EXPECT_STREQ("", r.out);
 }
 
 /* kprofile CMD, where CMD injects n kernel samples at ip (caller when not 0). */

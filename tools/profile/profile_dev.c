@@ -54,6 +54,12 @@ void prof_opts_finish(struct prof_opts *o, void (*usage)(void))
 		warnx("%s", msg);
 		usage();
 	}
+	o->outf = stdout;
+	if (o->out) {
+		o->outf = fopen(o->out, "we");
+		if (!o->outf)
+			err(1, "%s", o->out);
+	}
 }
 
 int prof_dev_open(void)
@@ -188,17 +194,12 @@ void prof_report(const struct prof_opts *o, const char *what, const char *mode,
 	char title[PROF_ERRLEN + 4096];
 	uint64_t total;
 	long ne;
-	FILE *f = stdout;
+	FILE *f = o->outf;
 
 	ne = prof_aggregate(t, buckets, n, start, bucket_bytes, &e, &total);
 	if (ne < 0)
 		err(1, "making the profile");
 	prof_title(title, sizeof(title), what, total, o->ev, o->rate, mode);
-	if (o->out) {
-		f = fopen(o->out, "we");
-		if (!f)
-			err(1, "%s", o->out);
-	}
 	prof_print(f, title, e, ne, total);
 	if (fflush(f) || ferror(f) || (o->out && fclose(f)))
 		err(1, "%s", o->out ? o->out : "stdout");

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profile_fmt.h"
 
@@ -17,6 +18,7 @@ struct prof_opts {
 	unsigned long rate;		/* -f, default: the counter's low rate */
 	const char *rate_arg;		/* -f as given, checked once -e is known */
 	const char *out;		/* -o, NULL: stdout */
+	FILE *outf;			/* -o's file, opened by prof_opts_finish() */
 	bool caller;			/* -c (kprofile) */
 };
 
@@ -29,7 +31,10 @@ void prof_opts_init(struct prof_opts *o);
 int prof_common_opt(struct prof_opts *o, int ch, const char *arg,
 		    void (*usage)(void));
 
-/* After getopt: check -f against the event's counter (exit 2). */
+/*
+ * After getopt: check -f against the event's counter (exit 2), and create
+ * -o's file now, before anything runs (exit 1).
+ */
 void prof_opts_finish(struct prof_opts *o, void (*usage)(void));
 
 /* Open /dev/pfcntr (PCNTOPENALL) with PFM_COUNTERS | PFM_PROFILING. */
