@@ -7,8 +7,10 @@
  *	hot_a 0x55d0c4a2f1a0
  *	hot_b 0x55d0c4a2f1e0
  *	pid 123
+ *	libc 0x7f5e3c8e1230
  *
- * and calls both in a loop until SIGUSR1, then exits 0.  Built with -O0,
+ * (libc: the address of getpid() in the C library), and calls both in a
+ * loop until SIGUSR1, then exits 0.  Built with -O0,
  * its functions keep their symbols; each starts on a 16-byte boundary.
  */
 #define _GNU_SOURCE
@@ -66,8 +68,8 @@ int main(int argc, char **argv)
 		perror(tmp);
 		return 1;
 	}
-	fprintf(f, "hot_a %p\nhot_b %p\npid %d\n", (void *)hot_a, (void *)hot_b,
-		(int)getpid());
+	fprintf(f, "hot_a %p\nhot_b %p\npid %d\nlibc %p\n", (void *)hot_a,
+		(void *)hot_b, (int)getpid(), (void *)getpid);
 	if (fclose(f) || rename(tmp, argv[2])) {
 		perror(argv[2]);
 		return 1;

@@ -104,7 +104,7 @@ static ssize_t slurp(const char *path, char *buf, size_t len)
 
 /* The helper's report: wait (20 s at most) for the file, then parse it. */
 struct hot {
-	unsigned long long a, b;
+	unsigned long long a, b, libc;
 	int pid;
 };
 
@@ -116,7 +116,8 @@ static int hot_report(const char *path, struct hot *h)
 
 	for (i = 0; i < 2000; i++) {
 		if (slurp(path, buf, sizeof(buf)) > 0 &&
-		    sscanf(buf, "hot_a %llx hot_b %llx pid %d", &h->a, &h->b, &h->pid) == 3)
+		    sscanf(buf, "hot_a %llx hot_b %llx pid %d libc %llx", &h->a, &h->b,
+			   &h->pid, &h->libc) == 4)
 			return 0;
 		nanosleep(&ts, NULL);
 	}
@@ -208,7 +209,8 @@ FIXTURE_TEARDOWN(prof)
 static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 			const char *opt, const char *optarg, bool outfile,
 			unsigned int ev, unsigned long long ka, unsigned long long kb,
-			unsigned long long rate, struct __test_metadata *_metadata)
+			unsigned long long klibc, unsigned long long rate,
+			struct __test_metadata *_metadata)
 {
 	char cpu[8], ofile[128];
 	const char *args[10];
@@ -241,6 +243,8 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 		return -2;
 	if (kb && inject_task(HOT_CPU, h.pid, ev, kb * rate, 0, h.b))
 		return -3;
+	if (klibc && inject_task(HOT_CPU, h.pid, ev, klibc * rate, 0, h.libc))
+		return -4;
 	kill(h.pid, SIGUSR1);
 	st = bg_wait(&self->bg);
 	slurp(outfile ? ofile : self->bg.out, self->out, sizeof(self->out));
@@ -250,7 +254,7 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 
 TEST_F(prof, uprofile_two_hot_functions)
 {
-	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, true, EV_CYCLES, 300, 100, P5,
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, true, EV_CYCLES, 300, 100, 0, P5,
 				  _metadata)) TH_LOG("stderr: %s", self->err);
 	EXPECT_STREQ("uprofile: " HOT ": 400 samples, one every 65536 cycles events (user mode)\n\n"
 		     HEADER
@@ -259,11 +263,24 @@ TEST_F(prof, uprofile_two_hot_functions)
 	EXPECT_STREQ("", self->err);
 }
 
+/*
+ * The C library is mapped gigabytes away from the executable (a PIE): it is
+ * outside the range, and its samples are dropped.
+ */
+TEST_F(prof, uprofile_far_library_not_profiled)
+{
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, false, EV_CYCLES, 30, 0, 12,
+				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
+	EXPECT_STREQ("uprofile: " HOT ": 30 samples, one every 65536 cycles events (user mode)\n\n"
+		     HEADER
+		     "100.00          30          30  hot_a\n", self->out);
+}
+
 /* A member of the device's group profiles its own program: user mode needs no privilege. */
 TEST_F(prof, uprofile_as_group_member_to_stdout)
 {
 	ASSERT_EQ(0, node_to_test_group(PFCNTR_PATH, 0640, &self->node_saved));
-	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_NOBODY_IN_GROUP, NULL, NULL, false, EV_CYCLES, 20, 50,
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_NOBODY_IN_GROUP, NULL, NULL, false, EV_CYCLES, 20, 50, 0,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
 	EXPECT_STREQ("uprofile: " HOT ": 70 samples, one every 65536 cycles events (user mode)\n\n"
 		     HEADER
@@ -273,7 +290,7 @@ TEST_F(prof, uprofile_as_group_member_to_stdout)
 
 TEST_F(prof, uprofile_rate_256)
 {
-	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-f", "256", false, EV_CYCLES, 7, 7, 256,
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-f", "256", false, EV_CYCLES, 7, 7, 0, 256,
 				  _metadata)) TH_LOG("stderr: %s", self->err);
 	EXPECT_STREQ("uprofile: " HOT ": 14 samples, one every 256 cycles events (user mode)\n\n"
 		     HEADER
@@ -284,7 +301,7 @@ TEST_F(prof, uprofile_rate_256)
 /* -e: retired instructions (EV5 counter 0's PF5_MUX0_ISSUES). */
 TEST_F(prof, uprofile_event_issues)
 {
-	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-e", "issues", false, EV_INSTR, 0, 9,
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-e", "issues", false, EV_INSTR, 0, 9, 0,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
 	EXPECT_STREQ("uprofile: " HOT ": 9 samples, one every 65536 issues events (user mode)\n\n"
 		     HEADER
