@@ -434,6 +434,17 @@ TEST_F(prof, kprofile_caller)
 	EXPECT_STREQ("kprofile: 3 samples, one every 65536 cycles events (kernel mode, callers)\n\n"
 		     HEADER
 		     "100.00           3           3  vfs_read\n", self->out);
+	/* The out-of-line memcpy that kprofile -c adds from kallsyms. */
+	mc = ksym("memcpy_orig");
+	if (mc) {
+		ASSERT_EQ(0, kprofile_inject(self, true, mc, k + 0x30, 2)) TH_LOG("%s", self->err);
+		EXPECT_STREQ("kprofile: 2 samples, one every 65536 cycles events (kernel mode, callers)\n\n"
+			     HEADER
+			     "100.00           2           2  vfs_read\n", self->out);
+	} else {
+		TH_LOG("no memcpy_orig in this kernel: that part not checked");
+	}
+	mc = ksym("memcpy");
 	/* Without -c, memcpy's own. */
 	ASSERT_EQ(0, kprofile_inject(self, false, mc, k + 0x20, 3)) TH_LOG("%s", self->err);
 	EXPECT_STREQ("kprofile: 3 samples, one every 65536 cycles events (kernel mode)\n\n"

@@ -102,6 +102,40 @@ static void kernel_text(struct prof_symtab *t, uint64_t *start, uint64_t *end)
 	*end = etext > *start ? etext : hi + 1;
 }
 
+/*
+ * -c: memcpy() and memset() jump to out-of-line variants on processors
+ * without fast short string instructions; they have no exported name for
+ * the module to find, so their ranges are added after PCNTCALLER (4 at
+ * most).  Those of them this kernel has.
+ */
+static const char *const caller_variants[] = {
+	"memcpy_orig", "memcpy_erms", "memset_orig", "memset_erms",
+};
+
+static void add_caller_variants(int fd, struct prof_symtab *t)
+{
+	struct addr_range r;
+	size_t i, j;
+
+	prof_symtab_sort(t);
+	for (i = 0; i < sizeof(caller_variants) / sizeof(caller_variants[0]); i++) {
+		for (j = 0; j < t->n; j++)
+			if (!strcmp(t->syms[j].name, caller_variants[i]))
+				break;
+		if (j == t->n)
+			continue;
+		r.start = t->syms[j].addr;
+		if (t->syms[j].size)
+			r.end = r.start + t->syms[j].size;
+		else if (j + 1 < t->n)
+			r.end = t->syms[j + 1].addr;
+		else
+			continue;
+		if (ioctl(fd, PCNTSETKADDR, &r))
+			warn("/dev/pfcntr: PCNTSETKADDR %s (PCNTCALLER)", caller_variants[i]);
+	}
+}
+
 static int exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -155,6 +189,8 @@ int main(int argc, char **argv)
 		     start, end);
 	if (o.caller && ioctl(fd, PCNTCALLER))
 		err(1, "/dev/pfcntr: PCNTCALLER");
+	if (o.caller)
+		add_caller_variants(fd, &syms);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
