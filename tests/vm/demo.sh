@@ -87,6 +87,42 @@ while [ $c -lt "$ncpu" ]; do
 done
 
 echo
+echo "--- Tru64 UNIX uprofile(1) and kprofile(1): PC profiles on /dev/pfcntr ---"
+# uprofile-hot-example (tests/selftests/uprofile_hot.c) writes the run-time
+# addresses of its functions hot_a and hot_b and its pid to a file, then spins
+# on CPU 1 until SIGUSR1.  The test PMU takes 300 samples at hot_a and 100 at
+# hot_b while it runs there (tid=: only while that thread is on the CPU).
+hot=/pmcompat/tests/uprofile-hot-example
+rm -f /tmp/hot.addrs
+echo "\$ uprofile $hot 1 /tmp/hot.addrs"
+uprofile $hot 1 /tmp/hot.addrs >/tmp/uprofile.out 2>&1 &
+up=$!
+n=0
+while [ ! -s /tmp/hot.addrs ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+# shellcheck disable=SC2046
+set -- $(cat /tmp/hot.addrs)
+hot_a=$2 hot_b=$4 hot_pid=$6
+inject_at() {	# samples address
+	i=0
+	until echo "cpu=1 tid=$hot_pid event=0x003c count=$(($1 * 65536)) mode=user ip=$2" >$inject 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -ge 1000 ] && break
+		sleep 0.01
+	done
+	echo "  [test PMU: $(($1 * 65536)) cycles in user mode at $2, on CPU 1: $1 samples]"
+}
+inject_at 300 "$hot_a"
+inject_at 100 "$hot_b"
+kill -USR1 "$hot_pid"
+wait $up
+cat /tmp/uprofile.out
+vfs_read=$(grep ' [Tt] vfs_read$' /proc/kallsyms | cut -d' ' -f1)
+kinj="echo cpu=2 event=0x003c count=$((5 * 65536)) mode=kernel ip=0x$vfs_read >$inject"
+echo "\$ kprofile sh -c '$kinj'"
+kprofile sh -c "$kinj" 2>&1
+echo "  [test PMU: 5 samples of cycles in kernel mode at vfs_read (0x$vfs_read), on CPU 2]"
+
+echo
 run rmmod pmcompat
 run insmod /pmcompat/pmcompat.ko
 echo "--- end of demo ---"

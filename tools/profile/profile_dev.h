@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What uprofile(1) and kprofile(1) share: the command line (-e, -f, -o),
+ * /dev/pfcntr programmed for EV5 PC profiling, reading the buckets and
+ * writing the flat profile.  Errors end the program (err(3) style).
+ */
+#ifndef PROFILE_DEV_H
+#define PROFILE_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile_fmt.h"
+
+struct prof_opts {
+	const struct prof_event *ev;	/* -e, default cycles */
+	unsigned long rate;		/* -f, default: the counter's low rate */
+	const char *rate_arg;		/* -f as given, checked once -e is known */
+	const char *out;		/* -o, NULL: stdout */
+	FILE *outf;			/* -o's file, opened by prof_opts_finish() */
+	bool caller;			/* -c (kprofile) */
+};
+
+void prof_opts_init(struct prof_opts *o);
+
+/*
+ * Handle an option common to both tools (e, f, o); 0, or -1 if ch is not
+ * one of them.  Usage errors exit 2 after usage().
+ */
+int prof_common_opt(struct prof_opts *o, int ch, const char *arg,
+		    void (*usage)(void));
+
+/*
+ * After getopt: check -f against the event's counter (exit 2), and create
+ * -o's file now, before anything runs (exit 1).
+ */
+void prof_opts_finish(struct prof_opts *o, void (*usage)(void));
+
+/* Open /dev/pfcntr (PCNTOPENALL) with PFM_COUNTERS | PFM_PROFILING. */
+int prof_dev_open(void);
+
+/*
+ * PCNTSETURANGE or PCNTSETKRANGE of [start, end): the smallest stride from
+ * min_stride up that the device has memory for.  Returns 0 with the bytes
+ * per bucket in *bucket_bytes, or -errno.
+ */
+int prof_dev_range(int fd, bool kernel, uint64_t start, uint64_t end,
+		   unsigned long min_stride, uint64_t *bucket_bytes);
+
+/*
+ * Program the event at its rate with the EV5 contexts ctxts and start
+ * counting (PCNT5CTXTS, PCNT5FREQ, PCNT5MUX, PCNT5RESTART).  0 or -errno,
+ * with the request that failed in *what.
+ */
+int prof_dev_start(int fd, const struct prof_opts *o, long ctxts,
+		   const char **what);
+
+/*
+ * Exit 1 with the message of prof_dev_start()'s failure: err is its
+ * -errno, what the request, privilege what the caller lacks for EPERM.
+ */
+void prof_dev_start_failed(const struct prof_opts *o, int err, const char *what,
+			   const char *privilege) __attribute__((noreturn));
+
+/* Stop and read the buckets (PCNTRDISABLE, PCNTGETRSIZE, read(2)). */
+uint32_t *prof_dev_read(int fd, size_t *nbuckets);
+
+/*
+ * Credit the buckets to the functions of t and write the profile to -o or
+ * stdout, under prof_title()'s title.
+ */
+void prof_report(const struct prof_opts *o, const char *what, const char *mode,
+		 struct prof_symtab *t, const uint32_t *buckets, size_t n,
+		 uint64_t start, uint64_t bucket_bytes);
+
+#endif /* PROFILE_DEV_H */
