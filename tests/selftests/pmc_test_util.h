@@ -513,6 +513,23 @@ static inline void tool_slurp(int fd, char *buf, size_t len)
 	close(fd);
 }
 
+/* In a child about to run a tool: take who's credentials, or _exit(125/126). */
+static inline void tool_set_creds(enum tool_as who)
+{
+	if (who == TOOL_AS_NOBODY &&
+	    (setgroups(0, NULL) || setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY)))
+		_exit(126);
+	if (who == TOOL_AS_NOBODY_IN_GROUP &&
+	    (setgroups(1, &(gid_t){ PMC_TEST_GID }) || setgid(TOOL_NOBODY) ||
+	     setuid(TOOL_NOBODY)))
+		_exit(126);
+	/* Lose CAP_PERFMON and CAP_SYS_ADMIN for good, across execve. */
+	if (who == TOOL_AS_ROOT_WITHOUT_CAPS &&
+	    (prctl(PR_CAPBSET_DROP, CAP_PERFMON, 0, 0, 0) ||
+	     prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0)))
+		_exit(125);
+}
+
 /*
  * Run path with argv[0] = name and args (NULL-terminated) on CPU cpu, as
  * who, with environment entry env ("NAME=value") when not NULL.
@@ -539,18 +556,7 @@ static inline int run_tool(struct tool_run *r, const char *path, const char *nam
 		dup2(err[1], 2);
 		close(out[0]);
 		close(err[0]);
-		if (who == TOOL_AS_NOBODY &&
-		    (setgroups(0, NULL) || setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY)))
-			_exit(126);
-		if (who == TOOL_AS_NOBODY_IN_GROUP &&
-		    (setgroups(1, &(gid_t){ PMC_TEST_GID }) || setgid(TOOL_NOBODY) ||
-		     setuid(TOOL_NOBODY)))
-			_exit(126);
-		/* Lose CAP_PERFMON and CAP_SYS_ADMIN for good, across execve. */
-		if (who == TOOL_AS_ROOT_WITHOUT_CAPS &&
-		    (prctl(PR_CAPBSET_DROP, CAP_PERFMON, 0, 0, 0) ||
-		     prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0)))
-			_exit(125);
+		tool_set_creds(who);
 		if (env)
 			putenv((char *)env);
 		execv(path, argv);

@@ -41,21 +41,6 @@ struct bg {
 	char out[128], err[128];
 };
 
-static void set_creds(enum tool_as who)
-{
-	if (who == TOOL_AS_NOBODY &&
-	    (setgroups(0, NULL) || setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY)))
-		_exit(126);
-	if (who == TOOL_AS_NOBODY_IN_GROUP &&
-	    (setgroups(1, &(gid_t){ PMC_TEST_GID }) || setgid(TOOL_NOBODY) ||
-	     setuid(TOOL_NOBODY)))
-		_exit(126);
-	if (who == TOOL_AS_ROOT_WITHOUT_CAPS &&
-	    (prctl(PR_CAPBSET_DROP, CAP_PERFMON, 0, 0, 0) ||
-	     prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0)))
-		_exit(125);
-}
-
 /* Start path with args (NULL-terminated, argv[0] included) as who. */
 static int bg_start(struct bg *b, const char *dir, const char *path,
 		    const char *const *args, enum tool_as who)
@@ -72,7 +57,7 @@ static int bg_start(struct bg *b, const char *dir, const char *path,
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(124);
 		pin_to_cpu(TEST_CPU);
-		set_creds(who);
+		tool_set_creds(who);
 		execv(path, (char *const *)args);
 		_exit(127);
 	}

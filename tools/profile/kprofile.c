@@ -136,15 +136,6 @@ static void add_caller_variants(int fd, struct prof_symtab *t)
 	}
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct prof_opts o;
@@ -227,5 +218,5 @@ int main(int argc, char **argv)
 		    &syms, buckets, nbuckets, start, bucket_bytes);
 	free(buckets);
 	prof_symtab_free(&syms);
-	return pid > 0 ? exit_code(status) : 0;
+	return pid > 0 ? prof_exit_code(status) : 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sys/pfcntr.h>
@@ -204,4 +205,13 @@ void prof_report(const struct prof_opts *o, const char *what, const char *mode,
 	if (fflush(f) || ferror(f) || (o->out && fclose(f)))
 		err(1, "%s", o->out ? o->out : "stdout");
 	free(e);
+}
+
+int prof_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
 }

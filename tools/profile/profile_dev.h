@@ -40,6 +40,9 @@ void prof_opts_finish(struct prof_opts *o, void (*usage)(void));
 /* Open /dev/pfcntr (PCNTOPENALL) with PFM_COUNTERS | PFM_PROFILING. */
 int prof_dev_open(void);
 
+/* A command's wait status as a shell would give it: its code, 128 + signal. */
+int prof_exit_code(int status);
+
 /*
  * PCNTSETURANGE or PCNTSETKRANGE of [start, end): the smallest stride from
  * min_stride up that the device has memory for.  Returns 0 with the bytes

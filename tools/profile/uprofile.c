@@ -219,15 +219,6 @@ static void child_fail(int wfd, const char *what, int e)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct prof_opts o;
@@ -273,7 +264,7 @@ int main(int argc, char **argv)
 		n = read(p[0], msg, sizeof(msg) - 1);
 		if (n > 0) {
 			msg[n] = '\0';
-			errx(exit_code(status), "%s", msg);
+			errx(prof_exit_code(status), "%s", msg);
 		}
 		errx(1, "%s did not start", argv[optind]);
 	}
@@ -287,7 +278,7 @@ int main(int argc, char **argv)
 	/* Stopped after the exec: run to the entry point, where the libraries are. */
 	e = run_to_entry(pid, &status);
 	if (e > 0)
-		errx(exit_code(status), "%s ended before its entry point", argv[optind]);
+		errx(prof_exit_code(status), "%s ended before its entry point", argv[optind]);
 	if (e < 0) {
 		kill(pid, SIGKILL);
 		err(1, "ptrace: %s", argv[optind]);
@@ -331,5 +322,5 @@ int main(int argc, char **argv)
 		    bucket_bytes);
 	free(buckets);
 	prof_symtab_free(&syms);
-	return exit_code(status);
+	return prof_exit_code(status);
 }
