@@ -471,8 +471,11 @@ int main(int argc, char **argv)
 	t0 = mono_ns();
 	deadline = t0;
 	s = 0;
-	if (!g.notitle && g.nsets == 1)
+	/* The title once all CPUs count; with several sets, at every set. */
+	if (!g.notitle) {
 		cpustat_title(stdout, g.tsc, &g.cpus[0].sets[0]);
+		fflush(stdout);
+	}
 	for (n = 0; count < 0 || n < count; n++) {
 		int next = (s + 1) % g.nsets, rest;
 
@@ -486,7 +489,7 @@ int main(int argc, char **argv)
 		command(CMD_SAMPLE, rest ? -1 : next);
 		if (tsfmt)
 			timestamp(tsfmt);
-		if (!g.notitle && g.nsets > 1)
+		if (!g.notitle && g.nsets > 1 && n > 0)
 			cpustat_title(stdout, g.tsc, &g.cpus[0].sets[s]);
 		for (i = 0; i < g.ncpus; i++) {
 			struct cpu *cp = &g.cpus[i];
