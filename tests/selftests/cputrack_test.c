@@ -299,8 +299,11 @@ TEST_F(cputrack, page_faults_of_touched_pages)
 	ASSERT_GT(more, 0) TH_LOG("stderr: %s", err);
 	base2 = faults_of(0, err, sizeof(err));
 	ASSERT_GT(base2, 0);
-	/* 1024 more pages, 1024 more faults (give or take the program's own). */
-	EXPECT_GE(more - base, 1024) TH_LOG("base %lld more %lld", base, more);
+	/*
+	 * 1024 more pages, 1024 more faults, give or take a few of the
+	 * program's own (its heap and stack need not line up the same way).
+	 */
+	EXPECT_GE(more - base, 1024 - 8) TH_LOG("base %lld more %lld", base, more);
 	EXPECT_LE(more - base, 1024 + 48) TH_LOG("base %lld more %lld", base, more);
 	EXPECT_LE(llabs(base2 - base), 48) TH_LOG("base %lld base2 %lld", base, base2);
 }

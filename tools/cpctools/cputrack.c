@@ -27,6 +27,7 @@ struct lwp {
 	pid_t pid;
 	id_t lwpid;
 	int cur;			/* the bound set, -1 for none */
+	cpc_set_t **set;		/* its own sets (a set binds to one LWP) */
 	cpc_buf_t **base, **now, **acc;	/* per set: at bind, latest, counted */
 };
 
@@ -106,6 +107,33 @@ static void bufs_free(cpc_buf_t **b)
 	free(b);
 }
 
+static cpc_set_t **sets_new(void)
+{
+	cpc_set_t **v = calloc(g.nsets, sizeof(*v));
+	int s;
+
+	if (!v)
+		return NULL;
+	for (s = 0; s < g.nsets; s++) {
+		v[s] = cpc_strtoset(g.cpc, g.sets[s].spec, 0);
+		if (!v[s])
+			return NULL;
+	}
+	return v;
+}
+
+static void sets_free(cpc_set_t **v)
+{
+	int s;
+
+	if (!v)
+		return;
+	for (s = 0; s < g.nsets; s++)
+		if (v[s])
+			cpc_set_destroy(g.cpc, v[s]);
+	free(v);
+}
+
 static struct proc *proc_get(pid_t pid)
 {
 	struct proc *p;
@@ -158,6 +186,7 @@ static void lwp_drop(struct lwp *l)
 	for (pp = &g.lwps; *pp; pp = &(*pp)->next) {
 		if (*pp == l) {
 			*pp = l->next;
+			sets_free(l->set);
 			bufs_free(l->base);
 			bufs_free(l->now);
 			bufs_free(l->acc);
@@ -170,14 +199,14 @@ static void lwp_drop(struct lwp *l)
 /* Bind set s to an LWP: its counts start from here. */
 static int lwp_bind(pctx_t *pctx, struct lwp *l, int s)
 {
-	if (cpc_bind_pctx(g.cpc, pctx, l->lwpid, g.sets[s].set, 0) < 0) {
+	if (cpc_bind_pctx(g.cpc, pctx, l->lwpid, l->set[s], 0) < 0) {
 		fprintf(stderr, "cputrack: can't access perf counter - %s\n",
 			strerror(errno));
 		return -1;
 	}
 	l->cur = s;
 	cpc_buf_zero(g.cpc, l->base[s]);
-	cpc_set_sample(g.cpc, g.sets[s].set, l->base[s]);
+	cpc_set_sample(g.cpc, l->set[s], l->base[s]);
 	cpc_buf_copy(g.cpc, l->now[s], l->base[s]);
 	return 0;
 }
@@ -192,7 +221,7 @@ static int lwp_sample(struct lwp *l, uint64_t *vals, uint64_t *tick)
 
 	if (s < 0)
 		return -1;
-	if (cpc_set_sample(g.cpc, g.sets[s].set, l->now[s]) < 0) {
+	if (cpc_set_sample(g.cpc, l->set[s], l->now[s]) < 0) {
 		if (errno == EAGAIN)
 			fprintf(stderr, "%6d: tick: lwp%d: perf counter contents invalidated\n",
 				(int)l->pid, (int)l->lwpid);
@@ -291,12 +320,13 @@ static int init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	l->pid = pid;
 	l->lwpid = lwpid;
 	l->cur = -1;
+	l->set = sets_new();
 	l->base = bufs_new();
 	l->now = bufs_new();
 	l->acc = bufs_new();
 	l->next = g.lwps;
 	g.lwps = l;
-	if (!l->base || !l->now || !l->acc || lwp_bind(pctx, l, 0) < 0) {
+	if (!l->set || !l->base || !l->now || !l->acc || lwp_bind(pctx, l, 0) < 0) {
 		lwp_drop(l);
 		g.errors++;
 		return -1;
@@ -326,7 +356,7 @@ static int fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		/* The current period into acc, like the earlier ones. */
 		cpc_buf_sub(g.cpc, l->now[s], l->now[s], l->base[s]);
 		cpc_buf_add(g.cpc, l->acc[s], l->acc[s], l->now[s]);
-		cpc_unbind(g.cpc, g.sets[s].set);
+		cpc_unbind(g.cpc, l->set[s]);
 		l->cur = -1;
 	}
 	for (s = 0; p && s < g.nsets; s++)
@@ -410,7 +440,7 @@ static int tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 
 		cpc_buf_sub(g.cpc, l->now[s], l->now[s], l->base[s]);
 		cpc_buf_add(g.cpc, l->acc[s], l->acc[s], l->now[s]);
-		cpc_unbind(g.cpc, g.sets[s].set);
+		cpc_unbind(g.cpc, l->set[s]);
 		l->cur = -1;
 		if (lwp_bind(pctx, l, next) < 0)
 			return -1;
