@@ -999,8 +999,12 @@ CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 		errno = err;
 		return -1;
 	}
-	/* A handler or tick asked to stop, or nsamples were taken. */
-	if (pctx->procs)
+	/*
+	 * A handler or tick asked to stop, or nsamples were taken; or every
+	 * process is gone, but a child that is not followed may still wait
+	 * for its first stop.
+	 */
+	if (pctx->procs || pctx->lwps || pctx->early)
 		pctx_detach_all(pctx);
 	pctx->done = 1;
 	return 0;
