@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The overhead of cpustat(8) and cputrack(1) on the software events (a
+ * benchmark, not a test: it reports figures and fails only when a tool
+ * fails).  `make bench` runs it in the stock VM lane, where /dev/cpc is.
+ *
+ *   cpustat:  CPU time (user + system, from wait4()) of a run of many short
+ *             intervals, per CPU per interval; one set, then two sets.
+ *   cputrack: CPU time per tick of a run attached (-p) to a spinning
+ *             process with one and with four LWPs, per LWP-tick; and how
+ *             much slower the target spins meanwhile.
+ *
+ * The tools are /usr/bin/cpustat and /usr/bin/cputrack, or $CPUSTAT and
+ * $CPUTRACK.  Output is TAP, with the figures as comments.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+static int tests, failed;
+
+static void result(int ok, const char *name)
+{
+	tests++;
+	if (!ok)
+		failed++;
+	printf("%s %d %s\n", ok ? "ok" : "not ok", tests, name);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Run argv with stdout to /dev/null: CPU seconds used, wall seconds; -1 on failure. */
+static double run(char *const argv[], double *wall)
+{
+	struct rusage ru;
+	double t0 = now();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	*wall = now() - t0;
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static const char *tool(const char *env, const char *dflt)
+{
+	const char *p = getenv(env);
+
+	return p ? p : dflt;
+}
+
+static void bench_cpustat(int nsets)
+{
+	const char *path = tool("CPUSTAT", "/usr/bin/cpustat");
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int intervals = 100;
+	char *argv[12], name[64];
+	double cpu, wall;
+	int i = 0;
+
+	argv[i++] = (char *)path;
+	argv[i++] = "-c";
+	argv[i++] = "sw_cpu_clock,sys";
+	if (nsets > 1) {
+		argv[i++] = "-c";
+		argv[i++] = "sw_context_switches,sys";
+	}
+	argv[i++] = "0.02";
+	argv[i++] = "100";
+	argv[i] = NULL;
+	cpu = run(argv, &wall);
+	snprintf(name, sizeof(name), "cpustat, %d set%s", nsets, nsets > 1 ? "s" : "");
+	if (cpu < 0) {
+		result(0, name);
+		return;
+	}
+	printf("# cpustat (%d set%s, %ld CPUs, %d intervals of 20 ms): %.1f us of CPU time "
+	       "per CPU per interval (%.3f s in all, %.2f s wall)\n", nsets, nsets > 1 ? "s" : "",
+	       ncpus, intervals, cpu * 1e6 / (ncpus * intervals), cpu, wall);
+	result(1, name);
+}
+
+struct spin {
+	volatile unsigned long count[8];
+	volatile int stop;
+};
+
+static struct spin *sp;
+
+static void *spinner(void *arg)
+{
+	long i = (long)arg;
+
+	while (!sp->stop)
+		sp->count[i]++;
+	return NULL;
+}
+
+static unsigned long total(int n)
+{
+	unsigned long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += sp->count[i];
+	return s;
+}
+
+static void bench_cputrack(int nlwps)
+{
+	const char *path = tool("CPUTRACK", "/usr/bin/cputrack");
+	int ticks = 200, i;
+	char pidstr[16], ticks_s[16], name[64];
+	double cpu, wall, rate_free, rate_tracked, t0;
+	unsigned long c0;
+	pid_t pid;
+
+	sp = mmap(NULL, sizeof(*sp), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sp == MAP_FAILED) {
+		result(0, "cputrack");
+		return;
+	}
+	memset((void *)sp, 0, sizeof(*sp));
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		for (i = 1; i < nlwps; i++)
+			pthread_create(&t, NULL, spinner, (void *)(long)i);
+		spinner(0);
+		_exit(0);
+	}
+	usleep(200000);
+	c0 = total(nlwps);
+	t0 = now();
+	usleep(500000);
+	rate_free = (total(nlwps) - c0) / (now() - t0);
+
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	snprintf(ticks_s, sizeof(ticks_s), "%d", ticks);
+	c0 = total(nlwps);
+	t0 = now();
+	cpu = run((char *[]){ (char *)path, "-T", "0.01", "-N", ticks_s, "-c",
+			      "sw_task_clock,sw_page_faults", "-p", pidstr, NULL }, &wall);
+	rate_tracked = (total(nlwps) - c0) / (now() - t0);
+	sp->stop = 1;
+	waitpid(pid, NULL, 0);
+	snprintf(name, sizeof(name), "cputrack, %d LWP%s", nlwps, nlwps > 1 ? "s" : "");
+	if (cpu < 0) {
+		result(0, name);
+		return;
+	}
+	printf("# cputrack (-p, %d LWP%s, %d ticks of 10 ms, 2 events): %.1f us of CPU time "
+	       "per LWP per tick (%.3f s in all, %.2f s wall); the target ran at %.1f%% of its "
+	       "untracked speed\n", nlwps, nlwps > 1 ? "s" : "", ticks,
+	       cpu * 1e6 / ((double)ticks * nlwps), cpu, wall, 100.0 * rate_tracked / rate_free);
+	result(1, name);
+	munmap((void *)sp, sizeof(*sp));
+}
+
+int main(void)
+{
+	if (access("/dev/cpc", F_OK)) {
+		printf("TAP version 13\n1..0 # SKIP no /dev/cpc (pmcompat not loaded)\n");
+		return 0;
+	}
+	printf("TAP version 13\n1..4\n");
+	bench_cpustat(1);
+	bench_cpustat(2);
+	bench_cputrack(1);
+	bench_cputrack(4);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", tests - failed, failed);
+	return failed ? 1 : 0;
+}
