@@ -44,6 +44,8 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static double last_user, last_sys;
+
 /* Run argv with stdout to /dev/null: CPU seconds used, wall seconds; -1 on failure. */
 static double run(char *const argv[], double *wall)
 {
@@ -64,6 +66,8 @@ static double run(char *const argv[], double *wall)
 	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		return -1;
 	*wall = now() - t0;
+	last_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	last_sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
@@ -101,8 +105,9 @@ static void bench_cpustat(int nsets)
 		return;
 	}
 	printf("# cpustat (%d set%s, %ld CPUs, %d intervals of 20 ms): %.1f us of CPU time "
-	       "per CPU per interval (%.3f s in all, %.2f s wall)\n", nsets, nsets > 1 ? "s" : "",
-	       ncpus, intervals, cpu * 1e6 / (ncpus * intervals), cpu, wall);
+	       "per CPU per interval (%.3f s in all: user %.3f s, system %.3f s; %.2f s wall)\n",
+	       nsets, nsets > 1 ? "s" : "", ncpus, intervals, cpu * 1e6 / (ncpus * intervals),
+	       cpu, last_user, last_sys, wall);
 	result(1, name);
 }
 
@@ -113,12 +118,17 @@ struct spin {
 
 static struct spin *sp;
 
+static int sleepy;
+
 static void *spinner(void *arg)
 {
 	long i = (long)arg;
 
-	while (!sp->stop)
+	while (!sp->stop) {
 		sp->count[i]++;
+		if (sleepy)
+			usleep(1000);
+	}
 	return NULL;
 }
 
@@ -132,10 +142,11 @@ static unsigned long total(int n)
 	return s;
 }
 
-static void bench_cputrack(int nlwps)
+/* cputrack on a target of nlwps LWPs that spin, or sleep (1 ms at a time). */
+static void bench_cputrack(int nlwps, int sleeping)
 {
 	const char *path = tool("CPUTRACK", "/usr/bin/cputrack");
-	int ticks = 200, i;
+	int ticks = sleeping ? 200 : 100, i;
 	char pidstr[16], ticks_s[16], name[64];
 	double cpu, wall, rate_free, rate_tracked, t0;
 	unsigned long c0;
@@ -147,6 +158,7 @@ static void bench_cputrack(int nlwps)
 		return;
 	}
 	memset((void *)sp, 0, sizeof(*sp));
+	sleepy = sleeping;
 	pid = fork();
 	if (pid == 0) {
 		pthread_t t;
@@ -171,15 +183,18 @@ static void bench_cputrack(int nlwps)
 	rate_tracked = (total(nlwps) - c0) / (now() - t0);
 	sp->stop = 1;
 	waitpid(pid, NULL, 0);
-	snprintf(name, sizeof(name), "cputrack, %d LWP%s", nlwps, nlwps > 1 ? "s" : "");
+	snprintf(name, sizeof(name), "cputrack, %d %s LWP%s", nlwps,
+		 sleeping ? "sleeping" : "spinning", nlwps > 1 ? "s" : "");
 	if (cpu < 0) {
 		result(0, name);
 		return;
 	}
-	printf("# cputrack (-p, %d LWP%s, %d ticks of 10 ms, 2 events): %.1f us of CPU time "
-	       "per LWP per tick (%.3f s in all, %.2f s wall); the target ran at %.1f%% of its "
-	       "untracked speed\n", nlwps, nlwps > 1 ? "s" : "", ticks,
-	       cpu * 1e6 / ((double)ticks * nlwps), cpu, wall, 100.0 * rate_tracked / rate_free);
+	printf("# cputrack (-p, %d %s LWP%s, %d ticks of 10 ms, 2 events): %.1f us of CPU "
+	       "time per LWP per tick (%.3f s in all: user %.3f s, system %.3f s; %.2f s wall); "
+	       "the target ran at %.1f%% of its untracked speed\n", nlwps,
+	       sleeping ? "sleeping" : "spinning", nlwps > 1 ? "s" : "", ticks,
+	       cpu * 1e6 / ((double)ticks * nlwps), cpu, last_user, last_sys, wall,
+	       100.0 * rate_tracked / rate_free);
 	result(1, name);
 	munmap((void *)sp, sizeof(*sp));
 }
@@ -190,11 +205,13 @@ int main(void)
 		printf("TAP version 13\n1..0 # SKIP no /dev/cpc (pmcompat not loaded)\n");
 		return 0;
 	}
-	printf("TAP version 13\n1..4\n");
+	printf("TAP version 13\n1..6\n");
 	bench_cpustat(1);
 	bench_cpustat(2);
-	bench_cputrack(1);
-	bench_cputrack(4);
+	bench_cputrack(1, 1);
+	bench_cputrack(4, 1);
+	bench_cputrack(1, 0);
+	bench_cputrack(2, 0);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", tests - failed, failed);
 	return failed ? 1 : 0;
 }

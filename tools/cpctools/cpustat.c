@@ -108,9 +108,17 @@ static void *cpu_main(void *arg)
 {
 	struct cpu *c = arg;
 	unsigned long seen = 0;
+	cpu_set_t mask;
 	enum cmd cmd;
 	int next;
 
+	/*
+	 * Stay on the CPU between bindings: cpc_unbind() restores the mask
+	 * cpc_bind_cpu() found, so sets that take turns do not migrate.
+	 */
+	CPU_ZERO(&mask);
+	CPU_SET(c->id, &mask);
+	sched_setaffinity(0, sizeof(mask), &mask);
 	cpu_bind(c, 0);
 	for (;;) {
 		pthread_mutex_lock(&g.lock);
