@@ -199,6 +199,18 @@ static void bench_cputrack(int nlwps, int sleeping)
 	munmap((void *)sp, sizeof(*sp));
 }
 
+/* The cost of a system call here, to scale the figures (TCG is slow). */
+static void calibrate(void)
+{
+	int i, n = 200000;
+	double t0 = now();
+
+	for (i = 0; i < n; i++)
+		getppid();
+	printf("# calibration: a getppid() system call takes %.0f ns on this machine\n",
+	       (now() - t0) * 1e9 / n);
+}
+
 int main(void)
 {
 	if (access("/dev/cpc", F_OK)) {
@@ -206,6 +218,7 @@ int main(void)
 		return 0;
 	}
 	printf("TAP version 13\n1..6\n");
+	calibrate();
 	bench_cpustat(1);
 	bench_cpustat(2);
 	bench_cputrack(1, 1);
