@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <sys/ptrace.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -491,6 +492,95 @@ TEST(pctx_capture_ticks_and_detach)
 	kill(child, SIGKILL);
 	ASSERT_EQ(child, waitpid(child, &st, 0));
 	EXPECT_TRUE(WIFSIGNALED(st));
+}
+
+/* The state letter of /proc/pid/stat. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : '?';
+}
+
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1++;
+}
+
+struct sigshared {
+	volatile long count;
+	volatile int usr1;
+};
+
+TEST(pctx_signals_and_job_control_pass_through)
+{
+	struct sigshared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pctx_t *p;
+	pid_t child, helper;
+	long c;
+	int st;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	ASSERT_NE(MAP_FAILED, sh);
+	reset();
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		signal(SIGUSR1, on_usr1);
+		for (;;) {
+			sh->count++;
+			sh->usr1 = usr1;
+			usleep(1000);
+		}
+	}
+	usleep(50000);
+	p = pctx_capture(child, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	set_all(p, 1);
+	/* Signals while it runs traced: from a helper, during pctx_run(). */
+	helper = fork();
+	if (helper == 0) {
+		usleep(100000);
+		kill(child, SIGUSR1);
+		usleep(100000);
+		kill(child, SIGSTOP);
+		usleep(200000);
+		_exit(0);
+	}
+	/* 30 rounds of 20 ms: the helper has sent both signals by then. */
+	EXPECT_EQ(0, pctx_run(p, 20, 30, on_tick));
+	pctx_release(p);
+	/* The helper (pctx_run() may have collected it: it waits for any child). */
+	waitpid(helper, NULL, 0);
+	/* The handler ran once; the process is stopped, untraced. */
+	EXPECT_EQ(1, sh->usr1);
+	EXPECT_EQ(0, traced_by(child));
+	c = sh->count;
+	usleep(50000);
+	EXPECT_EQ(c, sh->count);
+	EXPECT_EQ('T', proc_state(child));
+	/* And goes on after SIGCONT. */
+	kill(child, SIGCONT);
+	usleep(50000);
+	EXPECT_GT(sh->count, c);
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	munmap(sh, sizeof(*sh));
 }
 
 TEST_HARNESS_MAIN
