@@ -306,6 +306,13 @@ static void *thread_fn(void *arg)
 	return arg;
 }
 
+static void *sleeper(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
 /* The workload, when this program is run with PCTX_WORKLOAD set. */
 __attribute__((constructor)) static void workload(void)
 {
@@ -317,6 +324,13 @@ __attribute__((constructor)) static void workload(void)
 		return;
 	if (!strcmp(w, "exit7"))
 		_exit(7);
+	if (!strcmp(w, "live")) {
+		/* exit() while another thread still runs. */
+		if (pthread_create(&t, NULL, sleeper, NULL))
+			_exit(91);
+		usleep(20000);
+		exit(6);
+	}
 	if (!strcmp(w, "all")) {
 		if (pthread_create(&t, NULL, thread_fn, NULL) || pthread_join(t, NULL))
 			_exit(91);
@@ -390,6 +404,34 @@ TEST(pctx_events_in_order)
 		EXPECT_STREQ(want[i], events[i]) TH_LOG("event %d", i);
 	/* Reaped by pctx_run. */
 	EXPECT_EQ(-1, waitpid(first, NULL, WNOHANG));
+}
+
+TEST(pctx_exit_with_threads_running)
+{
+	pctx_t *p;
+	int i, f1 = 0, f2 = 0;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	p = create_workload("live");
+	ASSERT_NE(NULL, p);
+	pnum(__pctx_pid(p));
+	set_all(p, 1);
+	EXPECT_EQ(0, pctx_run(p, 0, 0, NULL));
+	pctx_release(p);
+	ASSERT_EQ(6, nevents);
+	EXPECT_STREQ("P0 1 init", events[0]);
+	EXPECT_STREQ("P0 1 lwp_create", events[1]);
+	EXPECT_STREQ("P0 2 init", events[2]);
+	/* Both LWPs finish (in either order), then the process exits. */
+	for (i = 3; i < 5; i++) {
+		f1 += !strcmp(events[i], "P0 1 fini");
+		f2 += !strcmp(events[i], "P0 2 fini");
+	}
+	EXPECT_EQ(1, f1);
+	EXPECT_EQ(1, f2);
+	EXPECT_STREQ("P0 1 exit 6", events[5]);
 }
 
 TEST(pctx_children_and_exec_not_followed)

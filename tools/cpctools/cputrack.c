@@ -222,13 +222,16 @@ static int lwp_sample(struct lwp *l, uint64_t *vals, uint64_t *tick)
 	if (s < 0)
 		return -1;
 	if (cpc_set_sample(g.cpc, l->set[s], l->now[s]) < 0) {
+		/*
+		 * Keep the last good values.  An LWP killed with its process
+		 * (exit_group) may be gone before its fini: no message then.
+		 */
 		if (errno == EAGAIN)
 			fprintf(stderr, "%6d: tick: lwp%d: perf counter contents invalidated\n",
 				(int)l->pid, (int)l->lwpid);
-		else
+		else if (errno != EINVAL && errno != ESRCH)
 			fprintf(stderr, "cputrack: can't access perf counter - %s\n",
 				strerror(errno));
-		/* Keep the last good values. */
 	}
 	for (k = 0; k < g.sets[s].nreqs; k++) {
 		uint64_t a, n, b;
@@ -611,7 +614,8 @@ int main(int argc, char **argv)
 	fflush(g.out);
 	g.t0 = mono_ns();
 	for (;;) {
-		int r = pctx_run(pctx, (uint_t)llround(secs * 1000), (uint_t)count, tick);
+		long ms = llround(secs * 1000);
+		int r = pctx_run(pctx, (uint_t)(ms > 0 ? ms : 1), (uint_t)count, tick);
 
 		if (r == 0)
 			break;
