@@ -349,4 +349,71 @@ TEST_F(cpustat, software_events_count_on_every_cpu)
 	EXPECT_NE(NULL, strstr(p + 1, " total "));
 }
 
+TEST_F(cpustat, p_rests_unbound_between_cycles)
+{
+	/* Intervals of 2 s, one per period of 6 s: 4 s unbound after each. */
+	char *const *argv = ARGV("cpustat", "-p", "6", "-c", "pic0=PAPI_tot_ins,sys", "2", "2");
+	char line[512], rest[4096];
+	unsigned long long v;
+	int ncpus = count_online_cpus(), cpu, st;
+	struct bg b;
+
+	NEED_FAKEPMU();
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	ASSERT_EQ(0, inject(0, EV_INSTR, 1111));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+		v = cpu ? 0 : 1111;
+		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
+	}
+	/* 1.5 s into the rest: not counted; 5 s in, the second interval: counted. */
+	usleep(1500000);
+	ASSERT_EQ(0, inject(0, EV_INSTR, 2222));
+	usleep(3500000);
+	ASSERT_EQ(0, inject(0, EV_INSTR, 3333));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		double t;
+
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+		v = cpu ? 0 : 3333;
+		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
+		/* The second interval ends a period after the first. */
+		ASSERT_EQ(1, sscanf(line, "%lf", &t));
+		EXPECT_GT(t, 7.5);
+	}
+	st = bg_finish(&b, rest, sizeof(rest));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	v = 1111 + 3333;
+	EXPECT_EQ(0, check_row(rest, ncpus, "total", &v, 1, NULL)) TH_LOG("%s", rest);
+}
+
+TEST_F(cpustat, T_u_prints_the_time_before_each_interval)
+{
+	char *const *argv = ARGV("cpustat", "-T", "u", "-n", "-c", "sw_cpu_clock", "0.2", "2");
+	char out[8192], *line, *save = NULL;
+	int ncpus = count_online_cpus(), n = 0, stamps = 0, rows = 0;
+	long long ts, now = time(NULL);
+	struct bg b;
+
+	ASSERT_EQ(0, run_all(&b, CPUSTAT, argv, out, sizeof(out))) TH_LOG("%s", b.err);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		char end;
+
+		if (sscanf(line, "%lld%c", &ts, &end) == 1) {
+			/* Every ncpus + 1 lines: the time, then the rows. */
+			EXPECT_EQ(0, n % (ncpus + 1)) TH_LOG("line %d: %s", n, line);
+			EXPECT_LE(llabs(ts - now), 30);
+			stamps++;
+		} else {
+			EXPECT_TRUE(strstr(line, " tick ") || strstr(line, " total ")) TH_LOG("%s", line);
+			rows++;
+		}
+	}
+	/* -n: no title; two stamps, two rounds of rows and the total. */
+	EXPECT_EQ(2, stamps);
+	EXPECT_EQ(2 * ncpus + 1, rows);
+}
+
 TEST_HARNESS_MAIN
