@@ -349,10 +349,13 @@ TEST_F(cpustat, software_events_count_on_every_cpu)
 	EXPECT_NE(NULL, strstr(p + 1, " total "));
 }
 
-TEST_F(cpustat, p_rests_unbound_between_cycles)
+TEST_F_TIMEOUT(cpustat, p_rests_unbound_between_cycles, 90)
 {
-	/* Intervals of 2 s, one per period of 6 s: 4 s unbound after each. */
-	char *const *argv = ARGV("cpustat", "-p", "6", "-c", "pic0=PAPI_tot_ins,sys", "2", "2");
+	/*
+	 * Intervals of 4 s, one per period of 12 s: 8 s unbound after each.
+	 * The first interval's rows come at 4 s, the second's at 16 s.
+	 */
+	char *const *argv = ARGV("cpustat", "-p", "12", "-c", "pic0=PAPI_tot_ins,sys", "4", "2");
 	char line[512], rest[4096];
 	unsigned long long v;
 	int ncpus = count_online_cpus(), cpu, st;
@@ -367,10 +370,10 @@ TEST_F(cpustat, p_rests_unbound_between_cycles)
 		v = cpu ? 0 : 1111;
 		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
 	}
-	/* 1.5 s into the rest: not counted; 5 s in, the second interval: counted. */
-	usleep(1500000);
+	/* At 6 s, resting: not counted; at 14 s, in the second interval: counted. */
+	usleep(2000000);
 	ASSERT_EQ(0, inject(0, EV_INSTR, 2222));
-	usleep(3500000);
+	usleep(8000000);
 	ASSERT_EQ(0, inject(0, EV_INSTR, 3333));
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		double t;
@@ -380,7 +383,7 @@ TEST_F(cpustat, p_rests_unbound_between_cycles)
 		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
 		/* The second interval ends a period after the first. */
 		ASSERT_EQ(1, sscanf(line, "%lf", &t));
-		EXPECT_GT(t, 7.5);
+		EXPECT_GT(t, 15.5);
 	}
 	st = bg_finish(&b, rest, sizeof(rest));
 	ASSERT_TRUE(WIFEXITED(st));
