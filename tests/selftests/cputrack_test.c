@@ -55,6 +55,11 @@ __attribute__((constructor)) static void workload(void)
 		return;
 	if (!strcmp(w, "exit3"))
 		_exit(3);
+	if (!strcmp(w, "term")) {
+		signal(SIGTERM, SIG_DFL);
+		raise(SIGTERM);
+		_exit(98);
+	}
 	if (!strcmp(w, "tfe")) {
 		/* Two threads, one after the other; a child; an exec. */
 		for (i = 0; i < 2; i++) {
@@ -286,6 +291,19 @@ static long long faults_of(int pages, char *err, size_t en)
 	if (n != 1 || strcmp(rows[0].label, "exit") || rows[0].lwp != 1)
 		return -2;
 	return (long long)rows[0].v[0];
+}
+
+TEST_F(cputrack, a_command_killed_by_a_signal_gives_128_plus_it)
+{
+	char out[4096], err[1024], *title;
+	struct row rows[8];
+	int n;
+
+	n = track("term", out, sizeof(out), err, sizeof(err), ARGV("-c", "sw_page_faults"));
+	EXPECT_EQ(128 + SIGTERM, n) TH_LOG("%s", err);
+	n = rows_of(out, 0, rows, 8, &title);
+	ASSERT_EQ(1, n) TH_LOG("%s", out);
+	EXPECT_STREQ("exit", rows[0].label);
 }
 
 TEST_F(cputrack, page_faults_of_touched_pages)
