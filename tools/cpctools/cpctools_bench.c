@@ -4,11 +4,14 @@
  * benchmark, not a test: it reports figures and fails only when a tool
  * fails).  `make bench` runs it in the stock VM lane, where /dev/cpc is.
  *
- *   cpustat:  CPU time (user + system, from wait4()) of a run of many short
- *             intervals, per CPU per interval; one set, then two sets.
- *   cputrack: CPU time per tick of a run attached (-p) to a spinning
- *             process with one and with four LWPs, per LWP-tick; and how
- *             much slower the target spins meanwhile.
+ *   cpustat:  CPU time (user + system, from wait4()) per CPU per interval:
+ *             the difference between runs of 110 and 10 intervals of 20 ms;
+ *             one set, then two sets taking turns.
+ *   cputrack: CPU time per LWP per tick, attached (-p) to a process whose
+ *             LWPs sleep or spin: the difference between runs of 220 and 20
+ *             ticks of 10 ms; and how much slower the target runs meanwhile.
+ *   A getppid() system call is timed too, to scale the figures (the test
+ *   VMs emulate the CPU: everything is much slower than on hardware).
  *
  * The tools are /usr/bin/cpustat and /usr/bin/cputrack, or $CPUSTAT and
  * $CPUTRACK.  Output is TAP, with the figures as comments.
@@ -79,15 +82,14 @@ static const char *tool(const char *env, const char *dflt)
 	return p ? p : dflt;
 }
 
-static void bench_cpustat(int nsets)
+/* cpustat with nsets sets, count intervals of 20 ms: CPU seconds, or -1. */
+static double cpustat_run(int nsets, int count, double *wall)
 {
 	const char *path = tool("CPUSTAT", "/usr/bin/cpustat");
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int intervals = 100;
-	char *argv[12], name[64];
-	double cpu, wall;
+	char *argv[12], cnt[16];
 	int i = 0;
 
+	snprintf(cnt, sizeof(cnt), "%d", count);
 	argv[i++] = (char *)path;
 	argv[i++] = "-c";
 	argv[i++] = "sw_cpu_clock,sys";
@@ -96,18 +98,35 @@ static void bench_cpustat(int nsets)
 		argv[i++] = "sw_context_switches,sys";
 	}
 	argv[i++] = "0.02";
-	argv[i++] = "100";
+	argv[i++] = cnt;
 	argv[i] = NULL;
-	cpu = run(argv, &wall);
+	return run(argv, wall);
+}
+
+/*
+ * The cost of an interval: the difference between runs of 110 and 10
+ * intervals, so that starting and ending (threads, binding) do not count.
+ */
+static void bench_cpustat(int nsets)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double c1, c2, w1, w2, u1, s1;
+	char name[64];
+
 	snprintf(name, sizeof(name), "cpustat, %d set%s", nsets, nsets > 1 ? "s" : "");
-	if (cpu < 0) {
+	c1 = cpustat_run(nsets, 10, &w1);
+	u1 = last_user;
+	s1 = last_sys;
+	c2 = cpustat_run(nsets, 110, &w2);
+	if (c1 < 0 || c2 < 0) {
 		result(0, name);
 		return;
 	}
-	printf("# cpustat (%d set%s, %ld CPUs, %d intervals of 20 ms): %.1f us of CPU time "
-	       "per CPU per interval (%.3f s in all: user %.3f s, system %.3f s; %.2f s wall)\n",
-	       nsets, nsets > 1 ? "s" : "", ncpus, intervals, cpu * 1e6 / (ncpus * intervals),
-	       cpu, last_user, last_sys, wall);
+	printf("# cpustat (%d set%s, %ld CPUs, intervals of 20 ms): %.1f us of CPU time per CPU "
+	       "per interval (user %.1f us, system %.1f us; 100 more intervals took %.3f s more "
+	       "CPU time, %.2f s more wall time)\n", nsets, nsets > 1 ? "s" : "", ncpus,
+	       (c2 - c1) * 1e6 / (ncpus * 100.0), (last_user - u1) * 1e6 / (ncpus * 100.0),
+	       (last_sys - s1) * 1e6 / (ncpus * 100.0), c2 - c1, w2 - w1);
 	result(1, name);
 }
 
@@ -142,19 +161,35 @@ static unsigned long total(int n)
 	return s;
 }
 
-/* cputrack on a target of nlwps LWPs that spin, or sleep (1 ms at a time). */
-static void bench_cputrack(int nlwps, int sleeping)
+/* cputrack -p pid for ticks ticks of 10 ms: CPU seconds, or -1. */
+static double cputrack_run(pid_t pid, int ticks, double *wall)
 {
 	const char *path = tool("CPUTRACK", "/usr/bin/cputrack");
-	int ticks = sleeping ? 200 : 100, i;
-	char pidstr[16], ticks_s[16], name[64];
-	double cpu, wall, rate_free, rate_tracked, t0;
+	char pidstr[16], ticks_s[16];
+
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	snprintf(ticks_s, sizeof(ticks_s), "%d", ticks);
+	return run((char *[]){ (char *)path, "-T", "0.01", "-N", ticks_s, "-c",
+			       "sw_task_clock,sw_page_faults", "-p", pidstr, NULL }, wall);
+}
+
+/*
+ * cputrack on a target of nlwps LWPs that spin, or sleep (1 ms at a time):
+ * the cost of a tick is the difference between runs of 220 and 20 ticks.
+ */
+static void bench_cputrack(int nlwps, int sleeping)
+{
+	double c1, c2, w1, w2, u1, s1, rate_free, rate_tracked, t0;
+	char name[64];
 	unsigned long c0;
 	pid_t pid;
+	int i;
 
+	snprintf(name, sizeof(name), "cputrack, %d %s LWP%s", nlwps,
+		 sleeping ? "sleeping" : "spinning", nlwps > 1 ? "s" : "");
 	sp = mmap(NULL, sizeof(*sp), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sp == MAP_FAILED) {
-		result(0, "cputrack");
+		result(0, name);
 		return;
 	}
 	memset((void *)sp, 0, sizeof(*sp));
@@ -174,29 +209,28 @@ static void bench_cputrack(int nlwps, int sleeping)
 	usleep(500000);
 	rate_free = (total(nlwps) - c0) / (now() - t0);
 
-	snprintf(pidstr, sizeof(pidstr), "%d", pid);
-	snprintf(ticks_s, sizeof(ticks_s), "%d", ticks);
+	c1 = cputrack_run(pid, 20, &w1);
+	u1 = last_user;
+	s1 = last_sys;
 	c0 = total(nlwps);
 	t0 = now();
-	cpu = run((char *[]){ (char *)path, "-T", "0.01", "-N", ticks_s, "-c",
-			      "sw_task_clock,sw_page_faults", "-p", pidstr, NULL }, &wall);
+	c2 = cputrack_run(pid, 220, &w2);
 	rate_tracked = (total(nlwps) - c0) / (now() - t0);
 	sp->stop = 1;
 	waitpid(pid, NULL, 0);
-	snprintf(name, sizeof(name), "cputrack, %d %s LWP%s", nlwps,
-		 sleeping ? "sleeping" : "spinning", nlwps > 1 ? "s" : "");
-	if (cpu < 0) {
+	munmap((void *)sp, sizeof(*sp));
+	if (c1 < 0 || c2 < 0) {
 		result(0, name);
 		return;
 	}
-	printf("# cputrack (-p, %d %s LWP%s, %d ticks of 10 ms, 2 events): %.1f us of CPU "
-	       "time per LWP per tick (%.3f s in all: user %.3f s, system %.3f s; %.2f s wall); "
-	       "the target ran at %.1f%% of its untracked speed\n", nlwps,
-	       sleeping ? "sleeping" : "spinning", nlwps > 1 ? "s" : "", ticks,
-	       cpu * 1e6 / ((double)ticks * nlwps), cpu, last_user, last_sys, wall,
+	printf("# cputrack (-p, %d %s LWP%s, ticks of 10 ms, 2 events): %.1f us of CPU time "
+	       "per LWP per tick (user %.1f us, system %.1f us; 200 more ticks took %.3f s more "
+	       "CPU time, %.2f s more wall time); the target ran at %.1f%% of its untracked "
+	       "speed\n", nlwps, sleeping ? "sleeping" : "spinning", nlwps > 1 ? "s" : "",
+	       (c2 - c1) * 1e6 / (200.0 * nlwps), (last_user - u1) * 1e6 / (200.0 * nlwps),
+	       (last_sys - s1) * 1e6 / (200.0 * nlwps), c2 - c1, w2 - w1,
 	       100.0 * rate_tracked / rate_free);
 	result(1, name);
-	munmap((void *)sp, sizeof(*sp));
 }
 
 /* The cost of a system call here, to scale the figures (TCG is slow). */

@@ -479,7 +479,7 @@ static int lwp_exec(pctx_t *pctx, struct pctx_lwp *l)
 	return r ? r : ret;
 }
 
-/* tid is gone, with wait status status. */
+/* tid is gone; status is its wait(2) status. */
 static int lwp_gone(pctx_t *pctx, pid_t tid, int status)
 {
 	struct pctx_lwp *l = lwp_find(pctx, tid), *o, *next;
