@@ -5,11 +5,13 @@
  * fails).  `make bench` runs it in the stock VM lane, where /dev/cpc is.
  *
  *   cpustat:  CPU time (user + system, from wait4()) per CPU per interval:
- *             the difference between runs of 110 and 10 intervals of 20 ms;
+ *             the difference between runs of 210 and 10 intervals of 20 ms
+ *             (the cheapest of 3 runs each);
  *             one set, then two sets taking turns.
  *   cputrack: CPU time per LWP per tick, attached (-p) to a process whose
  *             LWPs sleep or spin: the difference between runs of 220 and 20
- *             ticks of 10 ms; and how much slower the target runs meanwhile.
+ *             ticks of 10 ms (the cheapest of 3 runs each); and how much
+ *             slower the target runs meanwhile.
  *   A getppid() system call is timed too, to scale the figures (the test
  *   VMs emulate the CPU: everything is much slower than on hardware).
  *
@@ -48,6 +50,9 @@ static double now(void)
 }
 
 static double last_user, last_sys;
+
+/* Repetitions of each run: the figures use the cheapest (least disturbed). */
+#define REPEAT	3
 
 /* Run argv with stdout to /dev/null: CPU seconds used, wall seconds; -1 on failure. */
 static double run(char *const argv[], double *wall)
@@ -110,23 +115,40 @@ static double cpustat_run(int nsets, int count, double *wall)
 static void bench_cpustat(int nsets)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	double c1, c2, w1, w2, u1, s1;
+	double c1 = 1e9, c2 = 1e9, w1 = 0, w2 = 0, u1 = 0, s1 = 0, u2 = 0, s2 = 0, c, w;
 	char name[64];
+	int i;
 
 	snprintf(name, sizeof(name), "cpustat, %d set%s", nsets, nsets > 1 ? "s" : "");
-	c1 = cpustat_run(nsets, 10, &w1);
-	u1 = last_user;
-	s1 = last_sys;
-	c2 = cpustat_run(nsets, 110, &w2);
-	if (c1 < 0 || c2 < 0) {
+	for (i = 0; i < REPEAT; i++) {
+		c = cpustat_run(nsets, 10, &w);
+		if (c < 0)
+			break;
+		if (c < c1) {
+			c1 = c;
+			w1 = w;
+			u1 = last_user;
+			s1 = last_sys;
+		}
+		c = cpustat_run(nsets, 210, &w);
+		if (c < 0)
+			break;
+		if (c < c2) {
+			c2 = c;
+			w2 = w;
+			u2 = last_user;
+			s2 = last_sys;
+		}
+	}
+	if (i < REPEAT) {
 		result(0, name);
 		return;
 	}
 	printf("# cpustat (%d set%s, %ld CPUs, intervals of 20 ms): %.1f us of CPU time per CPU "
-	       "per interval (user %.1f us, system %.1f us; 100 more intervals took %.3f s more "
-	       "CPU time, %.2f s more wall time)\n", nsets, nsets > 1 ? "s" : "", ncpus,
-	       (c2 - c1) * 1e6 / (ncpus * 100.0), (last_user - u1) * 1e6 / (ncpus * 100.0),
-	       (last_sys - s1) * 1e6 / (ncpus * 100.0), c2 - c1, w2 - w1);
+	       "per interval (user %.1f us, system %.1f us; 200 more intervals took %.3f s more "
+	       "CPU time, %.2f s more wall time; best of %d)\n", nsets, nsets > 1 ? "s" : "",
+	       ncpus, (c2 - c1) * 1e6 / (ncpus * 200.0), (u2 - u1) * 1e6 / (ncpus * 200.0),
+	       (s2 - s1) * 1e6 / (ncpus * 200.0), c2 - c1, w2 - w1, REPEAT);
 	result(1, name);
 }
 
@@ -179,7 +201,7 @@ static double cputrack_run(pid_t pid, int ticks, double *wall)
  */
 static void bench_cputrack(int nlwps, int sleeping)
 {
-	double c1, c2, w1, w2, u1, s1, rate_free, rate_tracked, t0;
+	double c1, c2, w1, w2, u1, s1, u2, s2, rate_free, rate_tracked, t0;
 	char name[64];
 	unsigned long c0;
 	pid_t pid;
@@ -209,27 +231,47 @@ static void bench_cputrack(int nlwps, int sleeping)
 	usleep(500000);
 	rate_free = (total(nlwps) - c0) / (now() - t0);
 
-	c1 = cputrack_run(pid, 20, &w1);
-	u1 = last_user;
-	s1 = last_sys;
-	c0 = total(nlwps);
-	t0 = now();
-	c2 = cputrack_run(pid, 220, &w2);
+	c1 = c2 = 1e9;
+	u1 = s1 = u2 = s2 = w1 = w2 = 0;
+	for (i = 0; i < REPEAT; i++) {
+		double c, w;
+
+		c = cputrack_run(pid, 20, &w);
+		if (c < 0)
+			break;
+		if (c < c1) {
+			c1 = c;
+			w1 = w;
+			u1 = last_user;
+			s1 = last_sys;
+		}
+		c0 = total(nlwps);
+		t0 = now();
+		c = cputrack_run(pid, 220, &w);
+		if (c < 0)
+			break;
+		if (c < c2) {
+			c2 = c;
+			w2 = w;
+			u2 = last_user;
+			s2 = last_sys;
+		}
+	}
 	rate_tracked = (total(nlwps) - c0) / (now() - t0);
 	sp->stop = 1;
 	waitpid(pid, NULL, 0);
 	munmap((void *)sp, sizeof(*sp));
-	if (c1 < 0 || c2 < 0) {
+	if (i < REPEAT) {
 		result(0, name);
 		return;
 	}
 	printf("# cputrack (-p, %d %s LWP%s, ticks of 10 ms, 2 events): %.1f us of CPU time "
 	       "per LWP per tick (user %.1f us, system %.1f us; 200 more ticks took %.3f s more "
-	       "CPU time, %.2f s more wall time); the target ran at %.1f%% of its untracked "
-	       "speed\n", nlwps, sleeping ? "sleeping" : "spinning", nlwps > 1 ? "s" : "",
-	       (c2 - c1) * 1e6 / (200.0 * nlwps), (last_user - u1) * 1e6 / (200.0 * nlwps),
-	       (last_sys - s1) * 1e6 / (200.0 * nlwps), c2 - c1, w2 - w1,
-	       100.0 * rate_tracked / rate_free);
+	       "CPU time, %.2f s more wall time; best of %d); the target ran at %.1f%% of its "
+	       "untracked speed\n", nlwps, sleeping ? "sleeping" : "spinning",
+	       nlwps > 1 ? "s" : "", (c2 - c1) * 1e6 / (200.0 * nlwps),
+	       (u2 - u1) * 1e6 / (200.0 * nlwps), (s2 - s1) * 1e6 / (200.0 * nlwps), c2 - c1,
+	       w2 - w1, REPEAT, 100.0 * rate_tracked / rate_free);
 	result(1, name);
 }
 
