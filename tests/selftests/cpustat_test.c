@@ -16,8 +16,31 @@
 
 #define CPUSTAT		"/usr/bin/cpustat"
 #define EV_INSTR	0x00c0
-#define EV_CYCLES	0x003c
+/* PAPI_tot_cyc is perf's cycles event: 0x3c on Intel, 0x76 on AMD. */
+#define EV_CYCLES	(cpu_is_amd() ? 0x0076 : 0x003c)
 #define NCPU_MAX	64
+
+static int cpu_is_amd(void)
+{
+	static int amd = -1;
+	char line[256];
+	FILE *f;
+
+	if (amd >= 0)
+		return amd;
+	amd = 0;
+	f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return amd;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9)) {
+			amd = strstr(line, "AuthenticAMD") || strstr(line, "HygonGenuine");
+			break;
+		}
+	}
+	fclose(f);
+	return amd;
+}
 
 FIXTURE(cpustat) {
 	long node_saved;
