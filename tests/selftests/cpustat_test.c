@@ -442,4 +442,18 @@ TEST_F(cpustat, T_u_prints_the_time_before_each_interval)
 	EXPECT_EQ(2 * ncpus + 1, rows);
 }
 
+TEST_F(cpustat, s_keeps_every_cpu_busy)
+{
+	char *const *argv = ARGV("cpustat", "-s", "-n", "-c", "sw_context_switches,sys", "0.5", "1");
+	char out[8192], *line, *save = NULL;
+	int ncpus = count_online_cpus(), rows = 0;
+	struct bg b;
+
+	ASSERT_EQ(0, run_all(&b, CPUSTAT, argv, out, sizeof(out))) TH_LOG("%s", b.err);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		rows++;
+	/* The rows of every CPU and the total, and an exit that joined the soakers. */
+	EXPECT_EQ(ncpus + 1, rows);
+}
+
 TEST_HARNESS_MAIN

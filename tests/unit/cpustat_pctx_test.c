@@ -306,6 +306,14 @@ static void *thread_fn(void *arg)
 	return arg;
 }
 
+static void *exec_thread(void *arg)
+{
+	execve("/proc/self/exe", (char *[]){ "pctx-exec", NULL },
+	       (char *[]){ "PCTX_WORKLOAD=exit7", NULL });
+	_exit(93);
+	return arg;
+}
+
 static void *sleeper(void *arg)
 {
 	for (;;)
@@ -324,6 +332,13 @@ __attribute__((constructor)) static void workload(void)
 		return;
 	if (!strcmp(w, "exit7"))
 		_exit(7);
+	if (!strcmp(w, "texec")) {
+		/* A thread other than the leader execs. */
+		if (pthread_create(&t, NULL, exec_thread, NULL))
+			_exit(91);
+		for (;;)
+			pause();
+	}
 	if (!strcmp(w, "live")) {
 		/* exit() while another thread still runs. */
 		if (pthread_create(&t, NULL, sleeper, NULL))
@@ -432,6 +447,29 @@ TEST(pctx_exit_with_threads_running)
 	EXPECT_EQ(1, f1);
 	EXPECT_EQ(1, f2);
 	EXPECT_STREQ("P0 1 exit 6", events[5]);
+}
+
+TEST(pctx_exec_by_a_thread_other_than_the_leader)
+{
+	static const char *const want[] = {
+		"P0 1 init", "P0 1 lwp_create", "P0 2 init", "P0 1 fini", "P0 2 fini",
+		"P0 2 exec pctx-exec", "P0 1 init", "P0 1 fini", "P0 1 exit 7",
+	};
+	pctx_t *p;
+	int i;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	p = create_workload("texec");
+	ASSERT_NE(NULL, p);
+	pnum(__pctx_pid(p));
+	set_all(p, 1);
+	EXPECT_EQ(0, pctx_run(p, 0, 0, NULL));
+	pctx_release(p);
+	ASSERT_EQ((int)ARRAY_SIZE(want), nevents);
+	for (i = 0; i < nevents; i++)
+		EXPECT_STREQ(want[i], events[i]) TH_LOG("event %d", i);
 }
 
 TEST(pctx_children_and_exec_not_followed)
