@@ -592,6 +592,62 @@ static char proc_state(pid_t pid)
 	return p && p[1] ? p[2] : '?';
 }
 
+static volatile long *zl_count;
+
+static void *zl_spin(void *arg)
+{
+	for (;;) {
+		(*zl_count)++;
+		usleep(1000);
+	}
+	return arg;
+}
+
+TEST(pctx_detach_with_the_leader_gone)
+{
+	pctx_t *p;
+	pid_t child;
+	long c;
+	int st;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	zl_count = mmap(NULL, sizeof(*zl_count), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, (void *)zl_count);
+	*zl_count = 0;
+	reset();
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, zl_spin, NULL);
+		usleep(300000);
+		pthread_exit(NULL);	/* the leader goes, the process runs on */
+	}
+	usleep(50000);
+	pnum(child);
+	p = pctx_capture(child, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	set_all(p, 1);
+	/* The leader exits during the run; the run ends and lets go. */
+	EXPECT_EQ(0, pctx_run(p, 50, 12, on_tick));
+	pctx_release(p);
+	ASSERT_EQ(5, nevents);
+	EXPECT_STREQ("P0 1 init", events[0]);
+	EXPECT_STREQ("P0 2 init", events[1]);
+	EXPECT_STREQ("P0 1 lwp_exit", events[2]);
+	EXPECT_STREQ("P0 1 fini", events[3]);
+	EXPECT_STREQ("P0 2 fini", events[4]);
+	c = *zl_count;
+	usleep(50000);
+	EXPECT_GT(*zl_count, c);
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	munmap((void *)zl_count, sizeof(*zl_count));
+}
+
 static volatile sig_atomic_t usr1;
 
 static void on_usr1(int sig)

@@ -842,7 +842,14 @@ static void pctx_detach_all(pctx_t *pctx)
 		if (l->flags & LWP_STOPPED) {
 			ptrace(PTRACE_DETACH, l->tid, 0L, 0L);
 			lwp_del(pctx, l);
-		} else if (!(l->flags & LWP_WAITSTOP) &&
+		} else if ((l->flags & LWP_EXITING) && l->tid == l->pid) {
+			/*
+			 * A leader past its exit: a zombie until the other
+			 * threads end, so neither stopped nor reported now.
+			 * It is let go with them (or when we exit).
+			 */
+			lwp_del(pctx, l);
+		} else if (!(l->flags & LWP_WAITSTOP) && !(l->flags & LWP_EXITING) &&
 			   ptrace(PTRACE_INTERRUPT, l->tid, 0L, 0L) < 0 &&
 			   errno == ESRCH && kill(l->tid, 0) < 0) {
 			lwp_del(pctx, l);
