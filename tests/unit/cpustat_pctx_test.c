@@ -701,8 +701,8 @@ TEST(pctx_signals_and_job_control_pass_through)
 	/* 30 rounds of 20 ms: the helper has sent both signals by then. */
 	EXPECT_EQ(0, pctx_run(p, 20, 30, on_tick));
 	pctx_release(p);
-	/* The helper (pctx_run() may have collected it: it waits for any child). */
-	waitpid(helper, NULL, 0);
+	/* pctx_run() waits for its tracees only: the helper is still ours to collect. */
+	EXPECT_EQ(helper, waitpid(helper, NULL, 0));
 	/* The handler ran once; the process is stopped, untraced. */
 	EXPECT_EQ(1, sh->usr1);
 	EXPECT_EQ(0, traced_by(child));

@@ -84,7 +84,6 @@ struct __pctx {
 	void *fn[PCTX_NEVENTS];
 	struct pctx_proc *procs;
 	struct pctx_lwp *lwps;
-	struct pctx_lwp *early;	/* stops of new tracees before their creator's event */
 };
 
 static void pctx_error(pctx_errfn_t *errfn, const char *fn,
@@ -266,22 +265,46 @@ static void proc_del(pctx_t *pctx, struct pctx_proc *p)
 	}
 }
 
-/* A stop of tid that came before its creator's event: the status, or -1. */
-static int early_take(pctx_t *pctx, pid_t tid)
+/*
+ * Wait for the first stop of new tracee tid (a PTRACE_EVENT_STOP), or its
+ * death: the wait status, or -1.  Tracees are waited for one by one, by
+ * thread id, so that the caller's other children are left alone.
+ */
+static int wait_first_stop(pid_t tid)
 {
-	struct pctx_lwp **pp, *l;
 	int status;
 
-	for (pp = &pctx->early; *pp; pp = &(*pp)->next) {
-		l = *pp;
-		if (l->tid == tid) {
-			*pp = l->next;
-			status = l->status;
-			free(l);
-			return status;
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
 		}
+		if (!WIFSTOPPED(status) ||
+		    (unsigned int)status >> 16 == PTRACE_EVENT_STOP)
+			return status;
+		/* Anything else first: pass a signal on, and wait on. */
+		ptrace(PTRACE_CONT, tid, 0L,
+		       (unsigned int)status >> 16 ? 0L : (long)WSTOPSIG(status));
 	}
-	return -1;
+}
+
+/* The thread ids followed now (allocated; *n of them), or NULL. */
+static pid_t *tids_snapshot(pctx_t *pctx, size_t *n)
+{
+	struct pctx_lwp *l;
+	size_t k = 0;
+	pid_t *v;
+
+	for (l = pctx->lwps; l; l = l->next)
+		k++;
+	v = malloc((k ? k : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	*n = 0;
+	for (l = pctx->lwps; l; l = l->next)
+		v[(*n)++] = l->tid;
+	return v;
 }
 
 /* ---- handlers --------------------------------------------------------------- */
@@ -401,7 +424,9 @@ static int lwp_first_stop(pctx_t *pctx, struct pctx_lwp *l)
 	return ret;
 }
 
-/* A new tracee tid, created by l (event ev): record it. */
+static int lwp_gone(pctx_t *pctx, pid_t tid, int status);
+
+/* A new tracee tid, created by l (event ev): record it, and start it. */
 static int new_tracee(pctx_t *pctx, struct pctx_lwp *l, int ev, pid_t tid)
 {
 	struct pctx_proc *p = proc_find(pctx, l->pid);
@@ -428,12 +453,20 @@ static int new_tracee(pctx_t *pctx, struct pctx_lwp *l, int ev, pid_t tid)
 		ptrace(PTRACE_DETACH, tid, 0L, 0L);
 		return -1;
 	}
-	status = early_take(pctx, tid);
-	if (status != -1) {
+	status = wait_first_stop(tid);
+	if (status != -1 && WIFSTOPPED(status)) {
 		int r = lwp_first_stop(pctx, n);
 
 		if (!ret)
 			ret = r;
+	} else if (status != -1) {
+		/* Gone before its first stop. */
+		int r = lwp_gone(pctx, tid, status);
+
+		if (!ret)
+			ret = r;
+	} else {
+		lwp_del(pctx, n);
 	}
 	return ret;
 }
@@ -487,7 +520,6 @@ static int lwp_gone(pctx_t *pctx, pid_t tid, int status)
 	pid_t pid;
 	int ret = 0;
 
-	early_take(pctx, tid);
 	if (!l)
 		return 0;
 	pid = l->pid;
@@ -531,20 +563,7 @@ static int handle(pctx_t *pctx, pid_t tid, int status)
 	ev = (unsigned int)status >> 16;
 	l = lwp_find(pctx, tid);
 	if (!l) {
-		if (ev == PTRACE_EVENT_STOP) {
-			/* A new tracee, before its creator's event. */
-			struct pctx_lwp *e = calloc(1, sizeof(*e));
-
-			if (!e) {
-				ptrace(PTRACE_DETACH, tid, 0L, 0L);
-				return 0;
-			}
-			e->tid = tid;
-			e->status = status;
-			e->next = pctx->early;
-			pctx->early = e;
-			return 0;
-		}
+		/* Not one of ours (tracees are waited for by thread id). */
 		ptrace(PTRACE_CONT, tid, 0L, ev ? 0L : (long)sig);
 		return 0;
 	}
@@ -831,12 +850,6 @@ static void pctx_detach_all(pctx_t *pctx)
 
 	for (l = pctx->lwps; l; l = l->next)
 		lwp_fini(pctx, l);
-	while (pctx->early) {
-		l = pctx->early;
-		pctx->early = l->next;
-		ptrace(PTRACE_DETACH, l->tid, 0L, 0L);
-		free(l);
-	}
 	for (l = pctx->lwps; l; l = next) {
 		next = l->next;
 		if (l->flags & LWP_STOPPED) {
@@ -856,43 +869,50 @@ static void pctx_detach_all(pctx_t *pctx)
 		}
 	}
 	while (pctx->lwps) {
-		unsigned long msg = 0;
-		int ev, sig;
+		size_t n, i;
+		pid_t *tids = tids_snapshot(pctx, &n);
+		int progress = 0;
 
-		tid = waitpid(-1, &status, __WALL);
-		if (tid < 0) {
-			if (errno == EINTR)
-				continue;
+		if (!tids)
 			break;
-		}
-		l = lwp_find(pctx, tid);
-		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (l)
+		for (i = 0; i < n; i++) {
+			unsigned long msg = 0;
+			int ev, sig, r;
+
+			tid = tids[i];
+			l = lwp_find(pctx, tid);
+			if (!l)
+				continue;
+			r = waitpid(tid, &status, __WALL | WNOHANG);
+			if (r == 0)
+				continue;
+			progress = 1;
+			if (r < 0) {
+				if (errno != EINTR)
+					lwp_del(pctx, l);	/* not ours any more */
+				continue;
+			}
+			if (!WIFSTOPPED(status)) {
 				lwp_del(pctx, l);
-			continue;
-		}
-		if (!WIFSTOPPED(status))
-			continue;
-		sig = WSTOPSIG(status);
-		ev = (unsigned int)status >> 16;
-		if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
-		     ev == PTRACE_EVENT_CLONE) &&
-		    ptrace(PTRACE_GETEVENTMSG, tid, 0L, &msg) == 0 && msg > 0 &&
-		    !lwp_find(pctx, (pid_t)msg)) {
-			/* Its first stop is still to come: detach it then. */
-			if (early_take(pctx, (pid_t)msg) != -1)
-				ptrace(PTRACE_DETACH, (pid_t)msg, 0L, 0L);
-			else
-				lwp_add(pctx, 0, (pid_t)msg, 0, LWP_WAITSTOP);
-		}
-		if (!l && ev == PTRACE_EVENT_STOP) {
-			/* Some tracee's first stop: detach it. */
-			ptrace(PTRACE_DETACH, tid, 0L, 0L);
-			continue;
-		}
-		ptrace(PTRACE_DETACH, tid, 0L, ev ? 0L : (long)sig);
-		if (l)
+				continue;
+			}
+			sig = WSTOPSIG(status);
+			ev = (unsigned int)status >> 16;
+			if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+			     ev == PTRACE_EVENT_CLONE) &&
+			    ptrace(PTRACE_GETEVENTMSG, tid, 0L, &msg) == 0 && msg > 0 &&
+			    !lwp_find(pctx, (pid_t)msg)) {
+				/* A new tracee: let it go at its first stop. */
+				if (WIFSTOPPED(wait_first_stop((pid_t)msg)))
+					ptrace(PTRACE_DETACH, (pid_t)msg, 0L, 0L);
+			}
+			ptrace(PTRACE_DETACH, tid, 0L,
+			       ev || (l->flags & LWP_WAITSTOP) ? 0L : (long)sig);
 			lwp_del(pctx, l);
+		}
+		free(tids);
+		if (!progress)
+			usleep(1000);
 	}
 	while (pctx->procs)
 		proc_del(pctx, pctx->procs);
@@ -930,6 +950,37 @@ static int tick_round(pctx_t *pctx, int (*tick)(pctx_t *, pid_t, id_t, void *))
 		pctx->cur = l->pid;
 		ret = tick(pctx, l->pid, l->lwpid, pctx->arg);
 		pctx->cur = 0;
+	}
+	return ret;
+}
+
+/*
+ * Handle what every followed thread has to report, until none has more:
+ * 0, or a handler's non-zero result.
+ */
+static int poll_tracees(pctx_t *pctx)
+{
+	int progress = 1, ret = 0;
+
+	while (progress && !ret) {
+		size_t n, i;
+		pid_t *tids = tids_snapshot(pctx, &n);
+
+		progress = 0;
+		if (!tids)
+			return -1;
+		for (i = 0; i < n && !ret; i++) {
+			int status;
+
+			/* A handler may have dropped it meanwhile. */
+			if (!lwp_find(pctx, tids[i]))
+				continue;
+			if (waitpid(tids[i], &status, __WALL | WNOHANG) == tids[i]) {
+				progress = 1;
+				ret = handle(pctx, tids[i], status);
+			}
+		}
+		free(tids);
 	}
 	return ret;
 }
@@ -972,12 +1023,9 @@ CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 	ts_add_ms(&next, msec);
 	while (!ret && pctx->procs) {
 		struct timespec ts, *tp = NULL;
-		int status;
-		pid_t tid;
 		long ms;
 
-		while (!ret && (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
-			ret = handle(pctx, tid, status);
+		ret = poll_tracees(pctx);
 		if (ret || !pctx->procs)
 			break;
 		if (msec && tick) {
@@ -1006,12 +1054,8 @@ CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 		errno = err;
 		return -1;
 	}
-	/*
-	 * A handler or tick asked to stop, or nsamples were taken; or every
-	 * process is gone, but a child that is not followed may still wait
-	 * for its first stop.
-	 */
-	if (pctx->procs || pctx->lwps || pctx->early)
+	/* A handler or tick asked to stop, or nsamples were taken. */
+	if (pctx->procs || pctx->lwps)
 		pctx_detach_all(pctx);
 	pctx->done = 1;
 	return 0;
