@@ -624,7 +624,8 @@ TEST(pctx_detach_with_the_leader_gone)
 
 		pthread_create(&t, NULL, zl_spin, NULL);
 		usleep(300000);
-		pthread_exit(NULL);	/* the leader goes, the process runs on */
+		/* The leader goes, the process runs on (SYS_exit: no unwinding). */
+		syscall(SYS_exit, 0);
 	}
 	usleep(50000);
 	pnum(child);
