@@ -6,6 +6,7 @@
 #   make check        install missing packages, build, host tests, stock, PREEMPT_RT and debug lanes
 #   make check-fast   host tests and the stock lane only
 #   make demo         boot the stock lane and show the devices and tools at work
+#   make bench        boot the stock lane and measure the overhead of cpustat and cputrack
 #   make install      DESTDIR=... install module, headers, libraries, tools, man pages, udev rule, dkms source
 #   make lint         checkpatch --strict and sparse on the kernel sources
 
@@ -71,6 +72,15 @@ check: deps
 check-fast: deps
 	@$(MAKE) -s all
 	@tests/vm/run-all --fast
+
+# The overhead of cpustat and cputrack (a benchmark, not a test): the stock
+# lane runs tools/cpctools/cpctools_bench, which prints the figures.
+.PHONY: bench
+bench:
+	@$(MAKE) -s all
+	$(CC) -O2 -g -Wall -Wextra -o $(BUILD)/selftests/cpctools_bench \
+		tools/cpctools/cpctools_bench.c -lpthread
+	@PMCOMPAT_VM_SUFFIX=-bench tests/vm/run-lane --lane stock --tests cpctools_bench
 
 demo: deps
 	@$(MAKE) -s all

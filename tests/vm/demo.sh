@@ -123,6 +123,26 @@ kprofile sh -c "$kinj" 2>&1
 echo "  [test PMU: 5 samples of cycles in kernel mode at vfs_read (0x$vfs_read), on CPU 2]"
 
 echo
+echo "--- Solaris cpustat(8) and cputrack(1) on libcpc ---"
+echo "# two sets taking turns, two intervals of 2 s; at 1 s, (cpu + 1) * 1000 instructions are"
+echo "# injected on every CPU (counted by the first set), the second set counts real context switches"
+echo "\$ cpustat -c pic0=PAPI_tot_ins,sys -c pic0=sw_context_switches,sys 2 2"
+(
+	sleep 1
+	c=0
+	while [ $c -lt "$ncpu" ]; do
+		echo "cpu=$c event=0x00c0 count=$(( (c + 1) * 1000 )) mode=user" >$inject
+		c=$((c + 1))
+	done
+) &
+cpustat -c pic0=PAPI_tot_ins,sys -c pic0=sw_context_switches,sys 2 2 2>&1
+wait
+echo "# a command that forks (ls) and execs (true), followed (-f, -e), with LWP rows (-v)"
+echo "\$ cputrack -fev -c sw_page_faults sh -c '/bin/busybox ls / >/dev/null; exec /bin/busybox true'"
+cputrack -fev -c sw_page_faults sh -c '/bin/busybox ls / >/dev/null; exec /bin/busybox true' 2>&1
+echo "  [exit status $?: the command's]"
+
+echo
 run rmmod pmcompat
 run insmod /pmcompat/pmcompat.ko
 echo "--- end of demo ---"

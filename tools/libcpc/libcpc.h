@@ -164,6 +164,13 @@ extern void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
 extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
 			   void (*action)(void *arg, const char *attr));
 
+/*
+ * An extension (Solaris keeps it in cpustat and cputrack): a set from an
+ * event specification, "[picN=]event[,attr[N][=val]][,...]".  Errors go to
+ * the error handler with subcode 0.  smt is accepted and ignored.
+ */
+extern cpc_set_t *cpc_strtoset(cpc_t *cpc, const char *spec, int smt);
+
 extern int cpc_enable(cpc_t *cpc);
 extern int cpc_disable(cpc_t *cpc);
 extern void cpc_terminate(cpc_t *cpc);

@@ -21,8 +21,13 @@
 cpc_t *__cpc_open_fd(int fd, const struct pmc_cpc_info *info,
 		     const struct cpcev_cpu *cpu);
 
-/* pctx.c: the process of a pctx_t, and the cpc_t that bound sets to it. */
+/*
+ * pctx.c: the process of a pctx_t (inside a pctx_run() handler, the one it
+ * runs for), the thread of one of its LWPs, and the cpc_t that bound sets
+ * to it.
+ */
 pid_t __pctx_pid(pctx_t *pctx);
+pid_t __pctx_tid(pctx_t *pctx, id_t id);
 cpc_t *__pctx_get_cpc(pctx_t *pctx);
 void __pctx_set_cpc(pctx_t *pctx, cpc_t *cpc);
 

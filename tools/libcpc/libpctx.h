@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause */
 /*
- * <libpctx.h> - Solaris libpctx(3LIB) process contexts, as far as libcpc on
- * Linux needs them.  The functions live in libcpc (pkg-config libcpc).
+ * <libpctx.h> - Solaris libpctx(3LIB) process contexts for libcpc on Linux.
+ * The functions live in libcpc (pkg-config libcpc).
  *
- * pctx_capture(), pctx_release() and pctx_terminate() work: a captured
- * process can be measured with cpc_bind_pctx(3CPC).  Linux has no /proc
- * agent LWP to stop a process at its system calls, so pctx_create(),
- * pctx_set_events() and pctx_run() fail with ENOTSUP.  See pctx_capture(3CPC).
+ * pctx_create() and pctx_capture() name a process; pctx_run() follows it,
+ * its threads (LWPs) and, with a fork handler, its children through
+ * ptrace(2), calling the handlers of pctx_set_events() at their events, so
+ * that their counters can be bound with cpc_bind_pctx(3CPC).  See
+ * pctx_capture(3CPC).
  */
 #ifndef _LIBPCTX_H
 #define _LIBPCTX_H

@@ -1,26 +1,73 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * libpctx(3LIB) for libcpc on Linux: process contexts for cpc_bind_pctx().
+ * libpctx(3LIB) for libcpc on Linux: process contexts, on ptrace(2).
  *
- * A captured process is held through a pidfd (when the kernel has
+ * pctx_create() starts a program under control; pctx_capture() names a
+ * running process (it is only attached, with PTRACE_SEIZE, when pctx_run()
+ * starts, so that a captured process can also be measured from outside
+ * with cpc_bind_pctx() without ever being traced).  pctx_run() follows the
+ * process, its threads (LWPs) and, when a fork handler is set, its children
+ * through the ptrace events (PTRACE_O_TRACEFORK, VFORK, CLONE, EXEC, EXIT),
+ * calls the handlers of pctx_set_events() at each of them, and calls the
+ * tick function for every LWP every msec milliseconds.  Counters are bound
+ * and sampled from outside by /dev/cpc, so a traced LWP is stopped only
+ * while a handler for its own event runs.
+ *
+ * LWP ids are numbered per process as on Solaris: 1 for the thread that
+ * started the process (or, after an exec, the one that execed), then 2, 3,
+ * ... in creation order.  Inside a handler, cpc_bind_pctx() binds to the
+ * LWP of the process the handler was called for.
+ *
+ * A captured process is also held through a pidfd (when the kernel has
  * pidfd_open(2)), so that pctx_terminate() cannot signal a recycled pid.
- * The process keeps running: Linux has no /proc agent LWP, and the counters
- * of its threads are bound from outside by /dev/cpc.  Capturing asks for the
- * same access that binding needs (ptrace read access, checked by opening
- * /proc/<pid>/environ), so that a capture that succeeds can be measured.
- * pctx_create(), pctx_set_events() and pctx_run(), which need to stop the
- * process at its system calls, fail with ENOTSUP.
+ *
+ * All ptrace requests are made by the thread that calls pctx_run() (and,
+ * for pctx_create(), the one that created the process): use one thread.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 
 #include "libcpc_impl.h"
+
+#define PCTX_NEVENTS	8
+
+#define PTRACE_OPTS	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
+			 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+
+/* LWP flags */
+#define LWP_STARTED	0x01	/* init_lwp was called */
+#define LWP_FINI	0x02	/* fini_lwp was called */
+#define LWP_WAITSTOP	0x04	/* new: waiting for its first stop */
+#define LWP_STOPPED	0x08	/* in a ptrace stop we have not resumed */
+#define LWP_DETACH	0x10	/* not followed: detach at its first stop */
+#define LWP_EXITING	0x20	/* seen at its exit event */
+
+struct pctx_lwp {
+	struct pctx_lwp *next;
+	pid_t pid;		/* process (0 for a child that is not followed) */
+	pid_t tid;
+	id_t lwpid;
+	int flags;
+	int status;		/* the first stop, if it came before its creator's event */
+};
+
+struct pctx_proc {
+	struct pctx_proc *next;
+	pid_t pid;
+	id_t nextlwp;
+	id_t exitlwp;		/* the LWP that called exit_group() */
+};
 
 struct __pctx {
 	pid_t pid;
@@ -29,6 +76,14 @@ struct __pctx {
 	int verbose;
 	pctx_errfn_t *errfn;
 	cpc_t *cpc;		/* the handle that bound sets to the process */
+	pid_t cur;		/* the process a handler runs for (0: pid) */
+	int created;		/* by pctx_create(): seized, stopped at its exec */
+	int attached;		/* the threads are traced */
+	int done;		/* nothing left to follow */
+	uint_t samples;		/* tick rounds so far */
+	void *fn[PCTX_NEVENTS];
+	struct pctx_proc *procs;
+	struct pctx_lwp *lwps;
 };
 
 static void pctx_error(pctx_errfn_t *errfn, const char *fn,
@@ -59,6 +114,21 @@ static int pidfd_open_pid(pid_t pid)
 #endif
 }
 
+static pctx_t *pctx_alloc(pid_t pid, void *arg, int verbose,
+			  pctx_errfn_t *errfn)
+{
+	pctx_t *pctx = calloc(1, sizeof(*pctx));
+
+	if (!pctx)
+		return NULL;
+	pctx->pid = pid;
+	pctx->arg = arg;
+	pctx->verbose = verbose;
+	pctx->errfn = errfn;
+	pctx->pidfd = -1;
+	return pctx;
+}
+
 CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 				pctx_errfn_t *errfn)
 {
@@ -72,13 +142,9 @@ CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 		errno = ESRCH;
 		return NULL;
 	}
-	pctx = calloc(1, sizeof(*pctx));
+	pctx = pctx_alloc(pid, arg, verbose, errfn);
 	if (!pctx)
 		return NULL;
-	pctx->pid = pid;
-	pctx->arg = arg;
-	pctx->verbose = verbose;
-	pctx->errfn = errfn;
 	pctx->pidfd = pidfd_open_pid(pid);
 	if (pctx->pidfd < 0) {
 		err = errno;
@@ -118,38 +184,884 @@ CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 	return pctx;
 }
 
+/* ---- the tables ------------------------------------------------------------ */
+
+static struct pctx_lwp *lwp_find(pctx_t *pctx, pid_t tid)
+{
+	struct pctx_lwp *l;
+
+	for (l = pctx->lwps; l; l = l->next)
+		if (l->tid == tid)
+			return l;
+	return NULL;
+}
+
+static struct pctx_lwp *lwp_add(pctx_t *pctx, pid_t pid, pid_t tid, id_t lwpid,
+				int flags)
+{
+	struct pctx_lwp *l = calloc(1, sizeof(*l)), **pp;
+
+	if (!l)
+		return NULL;
+	l->pid = pid;
+	l->tid = tid;
+	l->lwpid = lwpid;
+	l->flags = flags;
+	/* Kept in creation order, for the tick rounds. */
+	for (pp = &pctx->lwps; *pp; pp = &(*pp)->next)
+		;
+	*pp = l;
+	return l;
+}
+
+static void lwp_del(pctx_t *pctx, struct pctx_lwp *l)
+{
+	struct pctx_lwp **pp;
+
+	for (pp = &pctx->lwps; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			free(l);
+			return;
+		}
+	}
+}
+
+static struct pctx_proc *proc_find(pctx_t *pctx, pid_t pid)
+{
+	struct pctx_proc *p;
+
+	for (p = pctx->procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct pctx_proc *proc_add(pctx_t *pctx, pid_t pid)
+{
+	struct pctx_proc *p = calloc(1, sizeof(*p)), **pp;
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->nextlwp = 1;
+	p->exitlwp = 1;
+	for (pp = &pctx->procs; *pp; pp = &(*pp)->next)
+		;
+	*pp = p;
+	return p;
+}
+
+static void proc_del(pctx_t *pctx, struct pctx_proc *p)
+{
+	struct pctx_proc **pp;
+
+	for (pp = &pctx->procs; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			free(p);
+			return;
+		}
+	}
+}
+
+/*
+ * Wait for the first stop of new tracee tid (a PTRACE_EVENT_STOP), or its
+ * death: the wait status, or -1.  Tracees are waited for one by one, by
+ * thread id, so that the caller's other children are left alone.
+ */
+static int wait_first_stop(pid_t tid)
+{
+	int status;
+
+	for (;;) {
+		if (waitpid(tid, &status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!WIFSTOPPED(status) ||
+		    (unsigned int)status >> 16 == PTRACE_EVENT_STOP)
+			return status;
+		/* Anything else first: pass a signal on, and wait on. */
+		ptrace(PTRACE_CONT, tid, 0L,
+		       (unsigned int)status >> 16 ? 0L : (long)WSTOPSIG(status));
+	}
+}
+
+/* The thread ids followed now (allocated; *n of them), or NULL. */
+static pid_t *tids_snapshot(pctx_t *pctx, size_t *n)
+{
+	struct pctx_lwp *l;
+	size_t k = 0;
+	pid_t *v;
+
+	for (l = pctx->lwps; l; l = l->next)
+		k++;
+	v = malloc((k ? k : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	*n = 0;
+	for (l = pctx->lwps; l; l = l->next)
+		v[(*n)++] = l->tid;
+	return v;
+}
+
+/* ---- handlers --------------------------------------------------------------- */
+
+typedef int (lwpfn_t)(pctx_t *, pid_t, id_t, void *);
+
+/* Call an LWP handler (init, fini, lwp_create, lwp_exit) for l. */
+static int call_lwp(pctx_t *pctx, int ev, pid_t pid, id_t lwpid)
+{
+	lwpfn_t *fn = (lwpfn_t *)pctx->fn[ev];
+	int ret;
+
+	if (!fn)
+		return 0;
+	pctx->cur = pid;
+	ret = fn(pctx, pid, lwpid, pctx->arg);
+	pctx->cur = 0;
+	return ret;
+}
+
+static int lwp_init(pctx_t *pctx, struct pctx_lwp *l)
+{
+	l->flags |= LWP_STARTED;
+	return call_lwp(pctx, PCTX_INIT_LWP_EVENT, l->pid, l->lwpid);
+}
+
+static int lwp_fini(pctx_t *pctx, struct pctx_lwp *l)
+{
+	if (!(l->flags & LWP_STARTED) || (l->flags & LWP_FINI))
+		return 0;
+	l->flags |= LWP_FINI;
+	return call_lwp(pctx, PCTX_FINI_LWP_EVENT, l->pid, l->lwpid);
+}
+
+static void resume(struct pctx_lwp *l, int sig)
+{
+	if (l)
+		l->flags &= ~LWP_STOPPED;
+	/* ESRCH: killed meanwhile; its exit is reported. */
+	ptrace(PTRACE_CONT, l->tid, 0L, (long)sig);
+}
+
+/* The system call an LWP stopped at its exit event made (-1: unknown). */
+static long exit_syscall(pid_t tid)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0L, &regs) < 0)
+		return -1;
+#if defined(__x86_64__)
+	return (long)regs.orig_rax;
+#else
+	return (long)regs.orig_eax;
+#endif
+#else
+	(void)tid;
+	return -1;
+#endif
+}
+
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* argv[0] of a process, for the exec handler. */
+static void proc_name(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		n = readlink(path, buf, size - 1);
+		if (n < 0)
+			n = 0;
+	}
+	buf[n] = '\0';
+}
+
+/*
+ * The first stop of a new tracee (l was made at its creator's event):
+ * init_lwp, and let it run; or, if not followed, let it go.
+ */
+static int lwp_first_stop(pctx_t *pctx, struct pctx_lwp *l)
+{
+	int ret;
+
+	l->flags &= ~LWP_WAITSTOP;
+	if (l->flags & LWP_DETACH) {
+		ptrace(PTRACE_DETACH, l->tid, 0L, 0L);
+		lwp_del(pctx, l);
+		return 0;
+	}
+	ret = lwp_init(pctx, l);
+	resume(l, 0);
+	return ret;
+}
+
+static int lwp_gone(pctx_t *pctx, pid_t tid, int status);
+
+/* A new tracee tid, created by l (event ev): record it, and start it. */
+static int new_tracee(pctx_t *pctx, struct pctx_lwp *l, int ev, pid_t tid)
+{
+	struct pctx_proc *p = proc_find(pctx, l->pid);
+	struct pctx_lwp *n;
+	int thread, status, ret = 0;
+
+	thread = ev == PTRACE_EVENT_CLONE && tgid_of(tid) == l->pid;
+	if (thread) {
+		ret = call_lwp(pctx, PCTX_SYSC_LWP_CREATE_EVENT, l->pid, l->lwpid);
+		n = lwp_add(pctx, l->pid, tid, p ? p->nextlwp++ : 0, LWP_WAITSTOP);
+	} else if (pctx->fn[PCTX_SYSC_FORK_EVENT]) {
+		pctx_sysc_forkfn_t *fn = pctx->fn[PCTX_SYSC_FORK_EVENT];
+
+		pctx->cur = l->pid;
+		fn(pctx, l->pid, l->lwpid, tid, pctx->arg);
+		pctx->cur = 0;
+		p = proc_add(pctx, tid);
+		n = lwp_add(pctx, tid, tid, p ? p->nextlwp++ : 1, LWP_WAITSTOP);
+	} else {
+		n = lwp_add(pctx, 0, tid, 0, LWP_WAITSTOP | LWP_DETACH);
+	}
+	if (!n) {
+		/* No memory: let it go rather than leave it stopped. */
+		ptrace(PTRACE_DETACH, tid, 0L, 0L);
+		return -1;
+	}
+	status = wait_first_stop(tid);
+	if (status != -1 && WIFSTOPPED(status)) {
+		int r = lwp_first_stop(pctx, n);
+
+		if (!ret)
+			ret = r;
+	} else if (status != -1) {
+		/* Gone before its first stop. */
+		int r = lwp_gone(pctx, tid, status);
+
+		if (!ret)
+			ret = r;
+	} else {
+		lwp_del(pctx, n);
+	}
+	return ret;
+}
+
+/* The process of l execed: l is its only LWP now, with tid pid. */
+static int lwp_exec(pctx_t *pctx, struct pctx_lwp *l)
+{
+	pctx_sysc_execfn_t *fn = pctx->fn[PCTX_SYSC_EXEC_EVENT];
+	struct pctx_proc *p = proc_find(pctx, l->pid);
+	struct pctx_lwp *o, *next;
+	char name[4096];
+	int ret = 0, r;
+
+	for (o = pctx->lwps; o; o = next) {
+		next = o->next;
+		if (o != l && o->pid == l->pid) {
+			lwp_fini(pctx, o);
+			lwp_del(pctx, o);
+		}
+	}
+	r = lwp_fini(pctx, l);
+	l->tid = l->pid;
+	if (fn) {
+		proc_name(l->pid, name, sizeof(name));
+		pctx->cur = l->pid;
+		ret = fn(pctx, l->pid, l->lwpid, name, pctx->arg);
+		pctx->cur = 0;
+	}
+	if (ret) {
+		/* Not followed into the new image: let the process go. */
+		ptrace(PTRACE_DETACH, l->tid, 0L, 0L);
+		lwp_del(pctx, l);
+		if (p)
+			proc_del(pctx, p);
+		return r;
+	}
+	l->lwpid = 1;
+	l->flags &= ~(LWP_STARTED | LWP_FINI | LWP_EXITING);
+	if (p)
+		p->nextlwp = 2;
+	ret = lwp_init(pctx, l);
+	resume(l, 0);
+	return r ? r : ret;
+}
+
+/* tid is gone; status is its wait(2) status. */
+static int lwp_gone(pctx_t *pctx, pid_t tid, int status)
+{
+	struct pctx_lwp *l = lwp_find(pctx, tid), *o, *next;
+	struct pctx_proc *p;
+	pid_t pid;
+	int ret = 0;
+
+	if (!l)
+		return 0;
+	pid = l->pid;
+	ret = lwp_fini(pctx, l);
+	lwp_del(pctx, l);
+	if (tid != pid || !pid)
+		return ret;
+	/* The leader is reported last: the process is gone. */
+	for (o = pctx->lwps; o; o = next) {
+		next = o->next;
+		if (o->pid == pid) {
+			lwp_fini(pctx, o);
+			lwp_del(pctx, o);
+		}
+	}
+	p = proc_find(pctx, pid);
+	if (pctx->fn[PCTX_SYSC_EXIT_EVENT]) {
+		pctx_sysc_exitfn_t *fn = pctx->fn[PCTX_SYSC_EXIT_EVENT];
+
+		pctx->cur = pid;
+		fn(pctx, pid, p ? p->exitlwp : 1, status, pctx->arg);
+		pctx->cur = 0;
+	}
+	if (p)
+		proc_del(pctx, p);
+	return ret;
+}
+
+/* One wait status of a tracee: 0, or a handler's non-zero result. */
+static int handle(pctx_t *pctx, pid_t tid, int status)
+{
+	struct pctx_lwp *l;
+	unsigned long msg = 0;
+	int sig, ev, ret = 0;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status))
+		return lwp_gone(pctx, tid, status);
+	if (!WIFSTOPPED(status))
+		return 0;
+	sig = WSTOPSIG(status);
+	ev = (unsigned int)status >> 16;
+	l = lwp_find(pctx, tid);
+	if (!l) {
+		/* Not one of ours (tracees are waited for by thread id). */
+		ptrace(PTRACE_CONT, tid, 0L, ev ? 0L : (long)sig);
+		return 0;
+	}
+	l->flags |= LWP_STOPPED;
+	switch (ev) {
+	case PTRACE_EVENT_STOP:
+		if (l->flags & LWP_WAITSTOP)
+			return lwp_first_stop(pctx, l);
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+		    sig == SIGTTOU) {
+			/* Group-stop: stay stopped until SIGCONT. */
+			l->flags &= ~LWP_STOPPED;
+			ptrace(PTRACE_LISTEN, tid, 0L, 0L);
+			return 0;
+		}
+		resume(l, 0);
+		return 0;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &msg) == 0 && msg > 0)
+			ret = new_tracee(pctx, l, ev, (pid_t)msg);
+		resume(l, 0);
+		return ret;
+	case PTRACE_EVENT_EXEC:
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &msg) == 0 &&
+		    (pid_t)msg != tid) {
+			/* A thread other than the leader execed. */
+			struct pctx_lwp *e = lwp_find(pctx, (pid_t)msg);
+
+			if (!e) {
+				resume(l, 0);
+				return 0;
+			}
+			/* The old leader is gone without a report. */
+			lwp_fini(pctx, l);
+			lwp_del(pctx, l);
+			l = e;
+			l->flags |= LWP_STOPPED;
+		}
+		return lwp_exec(pctx, l);
+	case PTRACE_EVENT_EXIT: {
+		struct pctx_proc *p = proc_find(pctx, l->pid);
+		long nr = exit_syscall(tid);
+
+#ifdef SYS_exit_group
+		if (nr == SYS_exit_group && p)
+			p->exitlwp = l->lwpid;
+#endif
+		if (nr == SYS_exit && !(l->flags & LWP_EXITING) &&
+		    (l->flags & LWP_STARTED))
+			ret = call_lwp(pctx, PCTX_SYSC_LWP_EXIT_EVENT, l->pid,
+				       l->lwpid);
+		l->flags |= LWP_EXITING;
+		if (lwp_fini(pctx, l) && !ret)
+			ret = 1;
+		resume(l, 0);
+		return ret;
+	}
+	default:
+		/* A signal for the tracee: deliver it. */
+		resume(l, ev ? 0 : sig);
+		return 0;
+	}
+}
+
+/* ---- pctx_create ------------------------------------------------------------- */
+
 CPC_EXPORT pctx_t *pctx_create(const char *filename, char *const *argv,
 			       void *arg, int verbose, pctx_errfn_t *errfn)
 {
-	(void)argv;
-	(void)arg;
-	(void)verbose;
-	pctx_error(errfn, "pctx_create",
-		   "cannot create %s under control: not supported on Linux\n",
-		   filename ? filename : "(null)");
-	errno = ENOTSUP;
+	static const char fn[] = "pctx_create";
+	int go[2] = { -1, -1 }, report[2] = { -1, -1 };
+	int status, err = 0, child_err = 0;
+	pctx_t *pctx;
+	pid_t pid;
+	ssize_t n;
+
+	if (!filename || !argv) {
+		pctx_error(errfn, fn, "no program to run\n");
+		errno = EINVAL;
+		return NULL;
+	}
+	pctx = pctx_alloc(0, arg, verbose, errfn);
+	if (!pctx)
+		return NULL;
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
+		err = errno;
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		goto fail;
+	}
+	if (pid == 0) {
+		char c;
+
+		/* Wait until the parent has seized us, then exec. */
+		close(go[1]);
+		close(report[0]);
+		if (read(go[0], &c, 1) < 0)
+			_exit(127);
+		execvp(filename, argv);
+		err = errno;
+		if (write(report[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(report[1]);
+	go[0] = report[1] = -1;
+	pctx->pid = pid;
+	if (ptrace(PTRACE_SEIZE, pid, 0L, (long)PTRACE_OPTS) < 0) {
+		err = errno;
+		close(go[1]);
+		go[1] = -1;
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		pctx_error(errfn, fn, "cannot trace process %d: %s\n", (int)pid,
+			   strerror(err));
+		goto fail_quiet;
+	}
+	close(go[1]);
+	go[1] = -1;
+	/* Either its exec event, or its death. */
+	for (;;) {
+		if (waitpid(pid, &status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			goto fail;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			break;
+		if (!WIFSTOPPED(status))
+			continue;
+		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
+			break;
+		/* Its exit event (exec failed) or a signal: go on. */
+		ptrace(PTRACE_CONT, pid, 0L,
+		       (unsigned int)status >> 16 ? 0L : (long)WSTOPSIG(status));
+	}
+	n = read(report[0], &child_err, sizeof(child_err));
+	close(report[0]);
+	report[0] = -1;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		err = n == sizeof(child_err) ? child_err : ECHILD;
+		pctx_error(errfn, fn, "failed to exec %s: %s\n", filename,
+			   strerror(err));
+		goto fail_quiet;
+	}
+	pctx->pidfd = pidfd_open_pid(pid);
+	pctx->created = 1;
+	pctx->attached = 1;
+	if (!proc_add(pctx, pid) ||
+	    !lwp_add(pctx, pid, pid, 1, LWP_STOPPED)) {
+		pctx_terminate(pctx);
+		pctx_release(pctx);
+		errno = ENOMEM;
+		return NULL;
+	}
+	proc_find(pctx, pid)->nextlwp = 2;
+	if (verbose)
+		pctx_error(errfn, fn, "created process %d: %s\n", (int)pid,
+			   filename);
+	return pctx;
+fail:
+	pctx_error(errfn, fn, "cannot create %s: %s\n", filename, strerror(err));
+fail_quiet:
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	if (report[0] >= 0)
+		close(report[0]);
+	if (report[1] >= 0)
+		close(report[1]);
+	free(pctx);
+	errno = err;
 	return NULL;
 }
 
 CPC_EXPORT int pctx_set_events(pctx_t *pctx, ...)
 {
-	pctx_error(pctx ? pctx->errfn : NULL, "pctx_set_events",
-		   "process events are not supported on Linux\n");
-	errno = ENOTSUP;
-	return -1;
+	void *fn[PCTX_NEVENTS];
+	va_list ap;
+	int ev;
+
+	if (!pctx) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(fn, pctx->fn, sizeof(fn));
+	va_start(ap, pctx);
+	while ((ev = va_arg(ap, int)) != PCTX_NULL_EVENT) {
+		void *f;
+
+		if (ev < 0 || ev >= PCTX_NEVENTS) {
+			va_end(ap);
+			pctx_error(pctx->errfn, "pctx_set_events",
+				   "unknown event %d\n", ev);
+			errno = EINVAL;
+			return -1;
+		}
+		f = va_arg(ap, void *);
+		fn[ev] = f;
+	}
+	va_end(ap);
+	memcpy(pctx->fn, fn, sizeof(fn));
+	return 0;
+}
+
+/* ---- pctx_run ------------------------------------------------------------------- */
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Seize every thread of a captured process.  Threads that a seized thread
+ * creates are attached by the kernel (and reported), so a few passes over
+ * /proc/pid/task catch them all.
+ */
+static int pctx_attach(pctx_t *pctx)
+{
+	static const char fn[] = "pctx_run";
+	struct pctx_proc *p;
+	char path[64];
+	int added, pass;
+
+	if (ptrace(PTRACE_SEIZE, pctx->pid, 0L, (long)PTRACE_OPTS) < 0) {
+		int err = errno;
+
+		pctx_error(pctx->errfn, fn, "cannot trace process %d: %s\n",
+			   (int)pctx->pid, strerror(err));
+		errno = err;
+		return -1;
+	}
+	pctx->attached = 1;
+	p = proc_add(pctx, pctx->pid);
+	if (!p || !lwp_add(pctx, pctx->pid, pctx->pid, 1, 0))
+		return -1;
+	p->nextlwp = 2;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pctx->pid);
+	for (pass = 0, added = 1; added && pass < 100; pass++) {
+		pid_t tids[256];
+		size_t ntids = 0, i;
+		struct dirent *d;
+		DIR *dir = opendir(path);
+
+		added = 0;
+		if (!dir)
+			break;
+		while ((d = readdir(dir)) && ntids < 256) {
+			pid_t t = (pid_t)atoi(d->d_name);
+
+			if (t > 0 && !lwp_find(pctx, t))
+				tids[ntids++] = t;
+		}
+		closedir(dir);
+		qsort(tids, ntids, sizeof(tids[0]), cmp_pid);
+		for (i = 0; i < ntids; i++) {
+			/* EPERM: attached already, as a new thread of a traced one. */
+			if (ptrace(PTRACE_SEIZE, tids[i], 0L, (long)PTRACE_OPTS) < 0)
+				continue;
+			if (!lwp_add(pctx, pctx->pid, tids[i], p->nextlwp++, 0))
+				return -1;
+			added = 1;
+		}
+	}
+	return 0;
+}
+
+/* Let every tracee go (after fini_lwp for each LWP), leaving it running. */
+static void pctx_detach_all(pctx_t *pctx)
+{
+	struct pctx_lwp *l, *next;
+	int status;
+	pid_t tid;
+
+	for (l = pctx->lwps; l; l = l->next)
+		lwp_fini(pctx, l);
+	for (l = pctx->lwps; l; l = next) {
+		next = l->next;
+		if (l->flags & LWP_STOPPED) {
+			ptrace(PTRACE_DETACH, l->tid, 0L, 0L);
+			lwp_del(pctx, l);
+		} else if ((l->flags & LWP_EXITING) && l->tid == l->pid) {
+			/*
+			 * A leader past its exit: a zombie until the other
+			 * threads end, so neither stopped nor reported now.
+			 * It is let go with them (or when we exit).
+			 */
+			lwp_del(pctx, l);
+		} else if (!(l->flags & LWP_WAITSTOP) && !(l->flags & LWP_EXITING) &&
+			   ptrace(PTRACE_INTERRUPT, l->tid, 0L, 0L) < 0 &&
+			   errno == ESRCH && kill(l->tid, 0) < 0) {
+			lwp_del(pctx, l);
+		}
+	}
+	while (pctx->lwps) {
+		size_t n, i;
+		pid_t *tids = tids_snapshot(pctx, &n);
+		int progress = 0;
+
+		if (!tids)
+			break;
+		for (i = 0; i < n; i++) {
+			unsigned long msg = 0;
+			int ev, sig, r;
+
+			tid = tids[i];
+			l = lwp_find(pctx, tid);
+			if (!l)
+				continue;
+			r = waitpid(tid, &status, __WALL | WNOHANG);
+			if (r == 0)
+				continue;
+			progress = 1;
+			if (r < 0) {
+				if (errno != EINTR)
+					lwp_del(pctx, l);	/* not ours any more */
+				continue;
+			}
+			if (!WIFSTOPPED(status)) {
+				lwp_del(pctx, l);
+				continue;
+			}
+			sig = WSTOPSIG(status);
+			ev = (unsigned int)status >> 16;
+			if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+			     ev == PTRACE_EVENT_CLONE) &&
+			    ptrace(PTRACE_GETEVENTMSG, tid, 0L, &msg) == 0 && msg > 0 &&
+			    !lwp_find(pctx, (pid_t)msg)) {
+				/* A new tracee: let it go at its first stop. */
+				if (WIFSTOPPED(wait_first_stop((pid_t)msg)))
+					ptrace(PTRACE_DETACH, (pid_t)msg, 0L, 0L);
+			}
+			ptrace(PTRACE_DETACH, tid, 0L,
+			       ev || (l->flags & LWP_WAITSTOP) ? 0L : (long)sig);
+			lwp_del(pctx, l);
+		}
+		free(tids);
+		if (!progress)
+			usleep(1000);
+	}
+	while (pctx->procs)
+		proc_del(pctx, pctx->procs);
+	pctx->done = 1;
+}
+
+static long ms_until(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (t->tv_sec - now.tv_sec) * 1000 +
+	       (t->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+static void ts_add_ms(struct timespec *t, uint_t ms)
+{
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t->tv_nsec >= 1000000000) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000;
+	}
+}
+
+/* Call tick for every running LWP: 0, or tick's non-zero result. */
+static int tick_round(pctx_t *pctx, int (*tick)(pctx_t *, pid_t, id_t, void *))
+{
+	struct pctx_lwp *l;
+	int ret = 0;
+
+	for (l = pctx->lwps; l && !ret; l = l->next) {
+		if (!(l->flags & LWP_STARTED) || (l->flags & (LWP_FINI | LWP_DETACH)))
+			continue;
+		pctx->cur = l->pid;
+		ret = tick(pctx, l->pid, l->lwpid, pctx->arg);
+		pctx->cur = 0;
+	}
+	return ret;
+}
+
+/*
+ * Handle what every followed thread has to report, until none has more:
+ * 0, or a handler's non-zero result.
+ */
+static int poll_tracees(pctx_t *pctx)
+{
+	int progress = 1, ret = 0;
+
+	while (progress && !ret) {
+		size_t n, i;
+		pid_t *tids = tids_snapshot(pctx, &n);
+
+		progress = 0;
+		if (!tids)
+			return -1;
+		for (i = 0; i < n && !ret; i++) {
+			int status;
+
+			/* A handler may have dropped it meanwhile. */
+			if (!lwp_find(pctx, tids[i]))
+				continue;
+			if (waitpid(tids[i], &status, __WALL | WNOHANG) == tids[i]) {
+				progress = 1;
+				ret = handle(pctx, tids[i], status);
+			}
+		}
+		free(tids);
+	}
+	return ret;
 }
 
 CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 			int (*tick)(pctx_t *, pid_t, id_t, void *))
 {
-	(void)msec;
-	(void)nsamples;
-	(void)tick;
-	pctx_error(pctx ? pctx->errfn : NULL, "pctx_run",
-		   "running a process under control is not supported on Linux\n");
-	errno = ENOTSUP;
-	return -1;
+	struct timespec next;
+	sigset_t chld, old;
+	int ret = 0, err = 0;
+	struct pctx_lwp *l;
+
+	if (!pctx) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pctx->done)
+		return 0;
+	if (!pctx->attached) {
+		if (pctx_attach(pctx) < 0) {
+			err = errno;
+			pctx_detach_all(pctx);
+			errno = err;
+			return -1;
+		}
+	}
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, &old);
+
+	/* The LWPs there are now: init_lwp, and let them run. */
+	for (l = pctx->lwps; l && !ret; l = l->next) {
+		if (l->flags & (LWP_STARTED | LWP_WAITSTOP | LWP_DETACH))
+			continue;
+		ret = lwp_init(pctx, l);
+		if (l->flags & LWP_STOPPED)
+			resume(l, 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	ts_add_ms(&next, msec);
+	while (!ret && pctx->procs) {
+		struct timespec ts, *tp = NULL;
+		long ms;
+
+		ret = poll_tracees(pctx);
+		if (ret || !pctx->procs)
+			break;
+		if (msec && tick) {
+			ms = ms_until(&next);
+			if (ms <= 0) {
+				ret = tick_round(pctx, tick);
+				if (nsamples && ++pctx->samples >= nsamples && !ret)
+					ret = 1;
+				if (ms < -(long)msec)	/* far behind: skip */
+					clock_gettime(CLOCK_MONOTONIC, &next);
+				ts_add_ms(&next, msec);
+				continue;
+			}
+			ts.tv_sec = ms / 1000;
+			ts.tv_nsec = (ms % 1000) * 1000000 + 500000;
+			tp = &ts;
+		}
+		if (sigtimedwait(&chld, NULL, tp) < 0 && errno == EINTR) {
+			/* A signal handler ran: the caller decides. */
+			err = EINTR;
+			break;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	/* A handler or tick asked to stop, or nsamples were taken. */
+	if (pctx->procs || pctx->lwps)
+		pctx_detach_all(pctx);
+	pctx->done = 1;
+	return 0;
 }
+
+/* ---- the end ----------------------------------------------------------------- */
 
 /* Async-signal-safe; called by cpc_terminate() under the libcpc lock. */
 CPC_EXPORT void pctx_terminate(pctx_t *pctx)
@@ -170,8 +1082,14 @@ CPC_EXPORT void pctx_release(pctx_t *pctx)
 {
 	if (!pctx)
 		return;
+	if (pctx->attached && !pctx->done)
+		pctx_detach_all(pctx);
 	if (pctx->cpc)
 		__cpc_pctx_release(pctx->cpc, pctx);
+	while (pctx->lwps)
+		lwp_del(pctx, pctx->lwps);
+	while (pctx->procs)
+		proc_del(pctx, pctx->procs);
 	if (pctx->pidfd >= 0)
 		close(pctx->pidfd);
 	free(pctx);
@@ -179,7 +1097,22 @@ CPC_EXPORT void pctx_release(pctx_t *pctx)
 
 pid_t __pctx_pid(pctx_t *pctx)
 {
-	return pctx->pid;
+	return pctx->cur ? pctx->cur : pctx->pid;
+}
+
+/* The thread of LWP id of the process a handler runs for (see cpc_bind_pctx). */
+pid_t __pctx_tid(pctx_t *pctx, id_t id)
+{
+	pid_t pid = __pctx_pid(pctx);
+	struct pctx_lwp *l;
+
+	for (l = pctx->lwps; l; l = l->next)
+		if (l->pid == pid && l->lwpid == id)
+			return l->tid;
+	/* Not followed by pctx_run(): LWP 1 is the leader, others are tids. */
+	if (id == 1 && pid != 1)
+		return pid;
+	return (pid_t)id;
 }
 
 cpc_t *__pctx_get_cpc(pctx_t *pctx)

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpustat(8) on /dev/cpc: the exact rows and totals for counts the test PMU
+ * was told to make on each CPU, two sets taking turns, the messages of bad
+ * specifications and usage, no access to the counters, -h, an interrupt,
+ * and the software events.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <libcpc.h>
+#include "pmc_test_util.h"
+#include "cpctools_test_util.h"
+/* TEST_F of kselftest_harness.h trips -Wclobbered (gcc 12). */
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include "kselftest_harness.h"
+
+#define CPUSTAT		"/usr/bin/cpustat"
+#define EV_INSTR	0x00c0
+/* PAPI_tot_cyc is perf's cycles event: 0x3c on Intel, 0x76 on AMD. */
+#define EV_CYCLES	(cpu_is_amd() ? 0x0076 : 0x003c)
+#define NCPU_MAX	64
+
+static int cpu_is_amd(void)
+{
+	static int amd = -1;
+	char line[256];
+	FILE *f;
+
+	if (amd >= 0)
+		return amd;
+	amd = 0;
+	f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return amd;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9)) {
+			amd = strstr(line, "AuthenticAMD") || strstr(line, "HygonGenuine");
+			break;
+		}
+	}
+	fclose(f);
+	return amd;
+}
+
+FIXTURE(cpustat) {
+	long node_saved;
+};
+
+FIXTURE_SETUP(cpustat)
+{
+	self->node_saved = -1;
+	if (access(PMC_CPC_PATH, F_OK))
+		SKIP(return, "no %s: pmcompat not loaded", PMC_CPC_PATH);
+	if (access(CPUSTAT, X_OK))
+		SKIP(return, "no %s", CPUSTAT);
+}
+
+FIXTURE_TEARDOWN_PARENT(cpustat)
+{
+	EXPECT_EQ(0, node_restore(PMC_CPC_PATH, self->node_saved));
+}
+
+/* The expected text of a row, in cpustat's format. */
+static void fmt_row(char *buf, size_t n, double t, int cpu, const char *label,
+		    const unsigned long long *v, int nv, const char *spec)
+{
+	int pos, i;
+
+	pos = snprintf(buf, n, "%7.3f %3d %5s ", t, cpu, label);
+	for (i = 0; i < nv; i++)
+		pos += snprintf(buf + pos, n - pos, "%9lld ", (long long)v[i]);
+	if (spec)
+		pos += snprintf(buf + pos, n - pos, " # %s", spec);
+	snprintf(buf + pos, n - pos, "\n");
+}
+
+/*
+ * Check one row: the label and CPU, the values, and the exact text (the
+ * time is read back from the row).  0, or which part was wrong.
+ */
+static int check_row(const char *line, int cpu, const char *label,
+		     const unsigned long long *v, int nv, const char *spec)
+{
+	char want[512];
+	double t;
+
+	if (sscanf(line, "%lf", &t) != 1)
+		return 1;
+	fmt_row(want, sizeof(want), t, cpu, label, v, nv, spec);
+	return strcmp(line, want) ? 2 : 0;
+}
+
+static unsigned long long ins_count(int cpu, int iv)
+{
+	return 1000ULL * (cpu + 1) * iv + 17 * cpu + 3;
+}
+
+static unsigned long long cyc_count(int cpu, int iv)
+{
+	return 77ULL * (cpu + 2) + 5 * iv;
+}
+
+TEST_F(cpustat, rows_and_totals_are_the_injected_counts)
+{
+	/* Intervals of 2 s: time to inject after each interval's rows, on slow lanes too. */
+	char *const *argv = ARGV("cpustat", "-c", "pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc,sys",
+				 "2", "2");
+	unsigned long long tot[2] = { 0, 0 }, v[2];
+	char line[512], rest[4096];
+	int ncpus = count_online_cpus(), cpu, iv, st;
+	struct bg b;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(4);
+	ASSERT_LE(ncpus, NCPU_MAX);
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	/* The title comes once every CPU is bound. */
+	EXPECT_STREQ("   time cpu event      pic0      pic1 \n", line);
+	for (iv = 1; iv <= 2; iv++) {
+		for (cpu = 0; cpu < 4; cpu++) {
+			ASSERT_EQ(0, inject(cpu, EV_INSTR, ins_count(cpu, iv)));
+			ASSERT_EQ(0, inject(cpu, EV_CYCLES, cyc_count(cpu, iv)));
+		}
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+			v[0] = cpu < 4 ? ins_count(cpu, iv) : 0;
+			v[1] = cpu < 4 ? cyc_count(cpu, iv) : 0;
+			tot[0] += v[0];
+			tot[1] += v[1];
+			EXPECT_EQ(0, check_row(line, cpu, "tick", v, 2, NULL))
+				TH_LOG("interval %d cpu %d: %s", iv, cpu, line);
+		}
+	}
+	st = bg_finish(&b, rest, sizeof(rest));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("stderr: %s", b.err);
+	EXPECT_EQ(0, check_row(rest, ncpus, "total", tot, 2, NULL)) TH_LOG("%s", rest);
+	/* Nothing after the total. */
+	EXPECT_EQ(strlen(rest), (size_t)(strchr(rest, '\n') - rest + 1));
+}
+
+TEST_F_TIMEOUT(cpustat, two_sets_take_turns, 60)
+{
+	const char *a = "pic0=PAPI_tot_ins,sys", *c = "pic0=PAPI_tot_cyc,sys";
+	char *const *argv = ARGV("cpustat", "-c", (char *)a, "-c", (char *)c, "2", "4");
+	unsigned long long tot[2] = { 0, 0 }, v;
+	char line[512], rest[4096], want[512];
+	int ncpus = count_online_cpus(), cpu, iv, st;
+	struct bg b;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(4);
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	/* The first title comes once every CPU is bound. */
+	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	EXPECT_STREQ("   time cpu event      pic0 \n", line);
+	for (iv = 1; iv <= 4; iv++) {
+		int set = (iv - 1) % 2;
+
+		for (cpu = 0; cpu < 4; cpu++) {
+			ASSERT_EQ(0, inject(cpu, EV_INSTR, ins_count(cpu, iv)));
+			ASSERT_EQ(0, inject(cpu, EV_CYCLES, cyc_count(cpu, iv)));
+		}
+		/* Then a title before the rows of each later interval's set. */
+		if (iv > 1) {
+			ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+			EXPECT_STREQ("   time cpu event      pic0 \n", line);
+		}
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+			v = cpu >= 4 ? 0 : set ? cyc_count(cpu, iv) : ins_count(cpu, iv);
+			tot[set] += v;
+			EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, set ? c : a))
+				TH_LOG("interval %d cpu %d: %s", iv, cpu, line);
+		}
+	}
+	st = bg_finish(&b, rest, sizeof(rest));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("stderr: %s", b.err);
+	/* One total per set, each over the intervals it was bound. */
+	{
+		char *second = strchr(rest, '\n');
+		double t;
+
+		ASSERT_NE(NULL, second);
+		second++;
+		ASSERT_EQ(1, sscanf(rest, "%lf", &t));
+		fmt_row(want, sizeof(want), t, ncpus, "total", &tot[0], 1, a);
+		EXPECT_EQ(0, strncmp(rest, want, strlen(want))) TH_LOG("%s", rest);
+		ASSERT_EQ(1, sscanf(second, "%lf", &t));
+		fmt_row(want, sizeof(want), t, ncpus, "total", &tot[1], 1, c);
+		EXPECT_STREQ(want, second);
+	}
+}
+
+/* Run cpustat with args; its exit code, stderr in err. */
+static int cpustat_err(char *err, size_t n, char *const argv[])
+{
+	char out[8192];
+	struct bg b;
+	int ret = run_all(&b, CPUSTAT, argv, out, sizeof(out));
+
+	snprintf(err, n, "%s", b.err);
+	return ret;
+}
+
+TEST_F(cpustat, bad_specs_give_the_original_messages)
+{
+	static const struct {
+		const char *spec, *msg;
+	} cases[] = {
+		{ "pic0=PAPI_tot_ins,pic0=PAPI_tot_cyc", "cpustat: repeated 'pic0' token\n" },
+		{ "pic0", "cpustat: missing 'pic0' value\n" },
+		{ "pic0=", "cpustat: missing 'pic0' value\n" },
+		{ "pic1=no_such_event", "cpustat: pic1 cannot measure event 'no_such_event' on this cpu\n" },
+		{ "pic0=0", "cpustat: pic0 cannot measure event '0' on this cpu\n" },
+		{ "pic0=sw_page_faults,frobnicate", "cpustat: bad token 'frobnicate'\n" },
+		{ "pic0=sw_page_faults,nouser=1", "cpustat: bad token 'nouser=1'\n" },
+		{ "pic0=PAPI_tot_ins,cmask0=zz", "cpustat: invalid value 'zz' for attribute 'cmask'\n" },
+	};
+	char err[4096];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		EXPECT_EQ(2, cpustat_err(err, sizeof(err),
+					 ARGV("cpustat", "-c", (char *)cases[i].spec, "1", "1")))
+			TH_LOG("spec %s", cases[i].spec);
+		EXPECT_STREQ(cases[i].msg, err) TH_LOG("spec %s", cases[i].spec);
+	}
+}
+
+TEST_F(cpustat, usage_errors_exit_2)
+{
+	static const char usage[] = "Usage: cpustat -c spec [-c spec]... [-p period] "
+				    "[-T u|d] [-sntD] [interval [count]]\n";
+	char err[4096];
+
+	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat")));
+	EXPECT_STREQ(usage, err);
+	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat", "-c", "sw_cpu_clock", "-T", "x")));
+	EXPECT_STREQ(usage, err);
+	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat", "-c", "sw_cpu_clock", "abc")));
+	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat", "-c", "sw_cpu_clock", "0")));
+	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat", "-c", "sw_cpu_clock", "1", "0")));
+	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat", "-c", "sw_cpu_clock", "1", "1", "1")));
+	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat", "-x", "-c", "sw_cpu_clock")));
+	EXPECT_STREQ(usage, err);
+}
+
+TEST_F(cpustat, no_counter_access_exits_1)
+{
+	char out[4096];
+	struct tool_run r;
+
+	ASSERT_EQ(0, node_to_test_group(PMC_CPC_PATH, 0660, &self->node_saved));
+	ASSERT_EQ(0, run_tool(&r, CPUSTAT, "cpustat",
+			      (const char *const []){ "-c", "sw_cpu_clock", "1", "1", NULL },
+			      0, TOOL_AS_NOBODY, NULL));
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("cpustat: cannot access performance counters - Permission denied\n", r.err);
+	EXPECT_STREQ("", r.out);
+	(void)out;
+}
+
+TEST_F(cpustat, h_lists_the_capabilities)
+{
+	char out[65536];
+	struct bg b;
+
+	ASSERT_EQ(0, run_all(&b, CPUSTAT, ARGV("cpustat", "-h"), out, sizeof(out)));
+	EXPECT_EQ(0, strncmp(out, "Usage: cpustat -c spec", 22));
+	EXPECT_NE(NULL, strstr(out, "\tCPU performance counter interface: "));
+	EXPECT_NE(NULL, strstr(out, "[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>"
+				    "[,attr[n][=<val>]],...]"));
+	EXPECT_NE(NULL, strstr(out, "Generic Events:"));
+	EXPECT_NE(NULL, strstr(out, "Platform Specific Events:"));
+	EXPECT_NE(NULL, strstr(out, "\tevent[0-"));
+	EXPECT_NE(NULL, strstr(out, " sw_page_faults"));
+	EXPECT_NE(NULL, strstr(out, "nouser sys\n"));
+	EXPECT_EQ(NULL, strstr(out, "picnum"));
+	/* The lists are wrapped at column 76. */
+	{
+		char *p = out, *nl;
+
+		while ((nl = strchr(p, '\n'))) {
+			int col = 0;
+			char *q;
+
+			for (q = p; q < nl; q++)
+				col = *q == '\t' ? (col / 8 + 1) * 8 : col + 1;
+			if (strncmp(p, "Usage:", 6) && strncmp(p, "\tCPU performance", 16) &&
+			    strncmp(p, "\t[picn=]", 8))
+				EXPECT_LE(col, 76) TH_LOG("%.*s", (int)(nl - p), p);
+			p = nl + 1;
+		}
+	}
+}
+
+TEST_F(cpustat, interrupt_prints_totals_and_exits_0)
+{
+	char *const *argv = ARGV("cpustat", "-c", "pic0=PAPI_tot_ins,sys", "2");
+	char line[512], rest[4096];
+	unsigned long long v = 0;
+	int ncpus = count_online_cpus(), cpu, st;
+	struct bg b;
+
+	NEED_FAKEPMU();
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	ASSERT_EQ(0, inject(0, EV_INSTR, 4242));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	ASSERT_EQ(0, kill(b.pid, SIGINT));
+	st = bg_finish(&b, rest, sizeof(rest));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	/* Maybe another interval's rows, then the total with the 4242. */
+	{
+		char *last = rest, *nl;
+		double t;
+
+		while ((nl = strchr(last, '\n')) && nl[1])
+			last = nl + 1;
+		v = 4242;
+		ASSERT_EQ(1, sscanf(last, "%lf", &t));
+		fmt_row(line, sizeof(line), t, ncpus, "total", &v, 1, NULL);
+		EXPECT_STREQ(line, last);
+	}
+	/* Everything was unbound: CPU 0 can be bound again at once. */
+	{
+		cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+		cpc_set_t *set;
+
+		ASSERT_NE(NULL, cpc);
+		set = cpc_set_create(cpc);
+		ASSERT_EQ(0, cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0,
+						 CPC_COUNT_USER, 0, NULL));
+		EXPECT_EQ(0, cpc_bind_cpu(cpc, 0, set, 0));
+		cpc_close(cpc);
+	}
+}
+
+TEST_F(cpustat, software_events_count_on_every_cpu)
+{
+	char *const *argv = ARGV("cpustat", "-t", "-c", "sw_cpu_clock,sys", "0.5", "1");
+	char out[8192], *p;
+	int ncpus = count_online_cpus(), cpu, n = 0;
+	struct bg b;
+
+	ASSERT_EQ(0, run_all(&b, CPUSTAT, argv, out, sizeof(out))) TH_LOG("%s", b.err);
+	p = strchr(out, '\n');
+	ASSERT_NE(NULL, p);
+	*p = '\0';
+	EXPECT_STREQ("   time cpu event       tsc      pic0 ", out);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		unsigned long long tsc, ns;
+		char label[16];
+		double t;
+		int c;
+
+		ASSERT_EQ(5, sscanf(p + 1, "%lf %d %15s %llu %llu", &t, &c, label, &tsc, &ns));
+		EXPECT_EQ(cpu, c);
+		EXPECT_STREQ("tick", label);
+		/* The CPU clock runs, idle or not: about 0.5 s of it. */
+		EXPECT_GT(ns, 100000000ULL);
+		EXPECT_LT(ns, 5000000000ULL);
+		p = strchr(p + 1, '\n');
+		ASSERT_NE(NULL, p);
+		n++;
+	}
+	EXPECT_EQ(ncpus, n);
+	EXPECT_NE(NULL, strstr(p + 1, " total "));
+}
+
+TEST_F_TIMEOUT(cpustat, p_rests_unbound_between_cycles, 90)
+{
+	/*
+	 * Intervals of 4 s, one per period of 12 s: 8 s unbound after each.
+	 * The first interval's rows come at 4 s, the second's at 16 s.
+	 */
+	char *const *argv = ARGV("cpustat", "-p", "12", "-c", "pic0=PAPI_tot_ins,sys", "4", "2");
+	char line[512], rest[4096];
+	unsigned long long v;
+	int ncpus = count_online_cpus(), cpu, st;
+	struct bg b;
+
+	NEED_FAKEPMU();
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	ASSERT_EQ(0, inject(0, EV_INSTR, 1111));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+		v = cpu ? 0 : 1111;
+		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
+	}
+	/* At 6 s, resting: not counted; at 14 s, in the second interval: counted. */
+	usleep(2000000);
+	ASSERT_EQ(0, inject(0, EV_INSTR, 2222));
+	usleep(8000000);
+	ASSERT_EQ(0, inject(0, EV_INSTR, 3333));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		double t;
+
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+		v = cpu ? 0 : 3333;
+		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
+		/* The second interval ends a period after the first. */
+		ASSERT_EQ(1, sscanf(line, "%lf", &t));
+		EXPECT_GT(t, 15.5);
+	}
+	st = bg_finish(&b, rest, sizeof(rest));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	v = 1111 + 3333;
+	EXPECT_EQ(0, check_row(rest, ncpus, "total", &v, 1, NULL)) TH_LOG("%s", rest);
+}
+
+TEST_F(cpustat, T_u_prints_the_time_before_each_interval)
+{
+	char *const *argv = ARGV("cpustat", "-T", "u", "-n", "-c", "sw_cpu_clock", "0.2", "2");
+	char out[8192], *line, *save = NULL;
+	int ncpus = count_online_cpus(), n = 0, stamps = 0, rows = 0;
+	long long ts, now = time(NULL);
+	struct bg b;
+
+	ASSERT_EQ(0, run_all(&b, CPUSTAT, argv, out, sizeof(out))) TH_LOG("%s", b.err);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		char end;
+
+		if (sscanf(line, "%lld%c", &ts, &end) == 1) {
+			/* Every ncpus + 1 lines: the time, then the rows. */
+			EXPECT_EQ(0, n % (ncpus + 1)) TH_LOG("line %d: %s", n, line);
+			EXPECT_LE(llabs(ts - now), 30);
+			stamps++;
+		} else {
+			EXPECT_TRUE(strstr(line, " tick ") || strstr(line, " total ")) TH_LOG("%s", line);
+			rows++;
+		}
+	}
+	/* -n: no title; two stamps, two rounds of rows and the total. */
+	EXPECT_EQ(2, stamps);
+	EXPECT_EQ(2 * ncpus + 1, rows);
+}
+
+TEST_F(cpustat, s_keeps_every_cpu_busy)
+{
+	char *const *argv = ARGV("cpustat", "-s", "-n", "-c", "sw_context_switches,sys", "0.5", "1");
+	char out[8192], *line, *save = NULL;
+	int ncpus = count_online_cpus(), rows = 0;
+	struct bg b;
+
+	ASSERT_EQ(0, run_all(&b, CPUSTAT, argv, out, sizeof(out))) TH_LOG("%s", b.err);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		rows++;
+	/* The rows of every CPU and the total, and an exit that joined the soakers. */
+	EXPECT_EQ(ncpus + 1, rows);
+}
+
+TEST_HARNESS_MAIN

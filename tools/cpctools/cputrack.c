@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cputrack(1): the counters of a process and its LWPs, on libcpc and
+ * libpctx.
+ *
+ * Every LWP gets the set bound by cpc_bind_pctx() when it starts
+ * (init_lwp) and is sampled at each tick and at its events; the values
+ * shown are the LWP's counts since it started (for several sets, since the
+ * set was last bound: the sets take turns at each tick).  A process's
+ * exec and exit rows show the sums over all its LWPs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "cpctools.h"
+
+#define USAGE "Usage: cputrack [-T secs] [-N count] [-Defhntv] [-o file] -c events [command [args] | -p pid]\n"
+
+struct lwp {
+	struct lwp *next;
+	pid_t pid;
+	id_t lwpid;
+	int cur;			/* the bound set, -1 for none */
+	cpc_set_t **set;		/* its own sets (a set binds to one LWP) */
+	cpc_buf_t **base, **now, **acc;	/* per set: at bind, latest, counted */
+};
+
+struct proc {
+	struct proc *next;
+	pid_t pid;
+	cpc_buf_t **total;		/* per set: LWPs that are gone */
+};
+
+static struct {
+	cpc_t *cpc;
+	struct cpct_set *sets;
+	int nsets;
+	int pidcol, tsc, verbose, notitle, follow_exec, follow_fork, debug;
+	FILE *out;
+	hrtime_t t0;
+	struct lwp *lwps;
+	struct proc *procs;
+	int create_mode;		/* a command, not -p */
+	pid_t cmdpid;			/* the command run, 0 with -p */
+	int cmdstatus, cmdgone;
+	int errors;
+} g;
+
+static volatile sig_atomic_t interrupted;
+
+static void usage(void)
+{
+	fputs(USAGE, stderr);
+	exit(2);
+}
+
+static void pctx_errfn(const char *fn, const char *fmt, va_list ap)
+{
+	(void)fn;
+	fprintf(stderr, "cputrack: ");
+	vfprintf(stderr, fmt, ap);
+}
+
+static hrtime_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static double now_secs(void)
+{
+	return (double)(mono_ns() - g.t0) / 1e9;
+}
+
+static cpc_buf_t **bufs_new(void)
+{
+	cpc_buf_t **b = calloc(g.nsets, sizeof(*b));
+	int s;
+
+	if (!b)
+		return NULL;
+	for (s = 0; s < g.nsets; s++) {
+		b[s] = cpc_buf_create(g.cpc, g.sets[s].set);
+		if (!b[s])
+			return NULL;
+	}
+	return b;
+}
+
+static void bufs_free(cpc_buf_t **b)
+{
+	int s;
+
+	if (!b)
+		return;
+	for (s = 0; s < g.nsets; s++)
+		if (b[s])
+			cpc_buf_destroy(g.cpc, b[s]);
+	free(b);
+}
+
+static cpc_set_t **sets_new(void)
+{
+	cpc_set_t **v = calloc(g.nsets, sizeof(*v));
+	int s;
+
+	if (!v)
+		return NULL;
+	for (s = 0; s < g.nsets; s++) {
+		v[s] = cpc_strtoset(g.cpc, g.sets[s].spec, 0);
+		if (!v[s])
+			return NULL;
+	}
+	return v;
+}
+
+static void sets_free(cpc_set_t **v)
+{
+	int s;
+
+	if (!v)
+		return;
+	for (s = 0; s < g.nsets; s++)
+		if (v[s])
+			cpc_set_destroy(g.cpc, v[s]);
+	free(v);
+}
+
+static struct proc *proc_get(pid_t pid)
+{
+	struct proc *p;
+
+	for (p = g.procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->total = bufs_new();
+	if (!p->total) {
+		free(p);
+		return NULL;
+	}
+	p->next = g.procs;
+	g.procs = p;
+	return p;
+}
+
+static void proc_drop(pid_t pid)
+{
+	struct proc **pp, *p;
+
+	for (pp = &g.procs; (p = *pp); pp = &p->next) {
+		if (p->pid == pid) {
+			*pp = p->next;
+			bufs_free(p->total);
+			free(p);
+			return;
+		}
+	}
+}
+
+static struct lwp *lwp_find(pid_t pid, id_t lwpid)
+{
+	struct lwp *l;
+
+	for (l = g.lwps; l; l = l->next)
+		if (l->pid == pid && l->lwpid == lwpid)
+			return l;
+	return NULL;
+}
+
+static void lwp_drop(struct lwp *l)
+{
+	struct lwp **pp;
+
+	for (pp = &g.lwps; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			sets_free(l->set);
+			bufs_free(l->base);
+			bufs_free(l->now);
+			bufs_free(l->acc);
+			free(l);
+			return;
+		}
+	}
+}
+
+/* Bind set s to an LWP: its counts start from here. */
+static int lwp_bind(pctx_t *pctx, struct lwp *l, int s)
+{
+	if (cpc_bind_pctx(g.cpc, pctx, l->lwpid, l->set[s], 0) < 0) {
+		fprintf(stderr, "cputrack: can't access perf counter - %s\n",
+			strerror(errno));
+		return -1;
+	}
+	l->cur = s;
+	cpc_buf_zero(g.cpc, l->base[s]);
+	cpc_set_sample(g.cpc, l->set[s], l->base[s]);
+	cpc_buf_copy(g.cpc, l->now[s], l->base[s]);
+	return 0;
+}
+
+/*
+ * Sample an LWP's bound set: acc[s] is what it counted while bound before,
+ * so the LWP's counts are acc + (now - base).  Fills vals; 0 or -1.
+ */
+static int lwp_sample(struct lwp *l, uint64_t *vals, uint64_t *tick)
+{
+	int s = l->cur, k;
+
+	if (s < 0)
+		return -1;
+	if (cpc_set_sample(g.cpc, l->set[s], l->now[s]) < 0) {
+		/*
+		 * Keep the last good values.  An LWP killed with its process
+		 * (exit_group) may be gone before its fini: no message then.
+		 */
+		if (errno == EAGAIN)
+			fprintf(stderr, "%6d: tick: lwp%d: perf counter contents invalidated\n",
+				(int)l->pid, (int)l->lwpid);
+		else if (errno != EINVAL && errno != ESRCH)
+			fprintf(stderr, "cputrack: can't access perf counter - %s\n",
+				strerror(errno));
+	}
+	for (k = 0; k < g.sets[s].nreqs; k++) {
+		uint64_t a, n, b;
+
+		cpc_buf_get(g.cpc, l->acc[s], k, &a);
+		cpc_buf_get(g.cpc, l->now[s], k, &n);
+		cpc_buf_get(g.cpc, l->base[s], k, &b);
+		vals[k] = a + n - b;
+	}
+	*tick = cpc_buf_tick(g.cpc, l->acc[s]) + cpc_buf_tick(g.cpc, l->now[s]) -
+		cpc_buf_tick(g.cpc, l->base[s]);
+	return 0;
+}
+
+static void row(pid_t pid, id_t lwpid, const char *label, int s, uint64_t tick,
+		const uint64_t *vals, const char *note)
+{
+	cputrack_row(g.out, now_secs(), g.pidcol, (int)pid, (int)lwpid, label,
+		     g.tsc, tick, vals, g.sets[s].nreqs,
+		     g.nsets > 1 ? g.sets[s].spec : NULL, note);
+	fflush(g.out);
+}
+
+static void lwp_row(struct lwp *l, const char *label, const char *note)
+{
+	uint64_t vals[CPCT_MAX_REQS], tick;
+
+	if (lwp_sample(l, vals, &tick) == 0)
+		row(l->pid, l->lwpid, label, l->cur, tick, vals, note);
+}
+
+/*
+ * The counts of set s for an LWP: what it counted in the periods set s was
+ * bound before, plus the current period if s is bound now.
+ */
+static void lwp_counts(struct lwp *l, int s, uint64_t *vals, uint64_t *tick)
+{
+	int k;
+
+	if (s == l->cur) {
+		lwp_sample(l, vals, tick);
+		return;
+	}
+	for (k = 0; k < g.sets[s].nreqs; k++)
+		cpc_buf_get(g.cpc, l->acc[s], k, &vals[k]);
+	*tick = cpc_buf_tick(g.cpc, l->acc[s]);
+}
+
+/* A process row per set: the LWPs that are gone plus the live ones. */
+static void proc_rows(pid_t pid, id_t lwpid, const char *label, const char *note)
+{
+	struct proc *p = proc_get(pid);
+	int s, k;
+
+	if (!p)
+		return;
+	for (s = 0; s < g.nsets; s++) {
+		uint64_t vals[CPCT_MAX_REQS] = { 0 }, tick;
+		struct lwp *l;
+
+		for (k = 0; k < g.sets[s].nreqs; k++)
+			cpc_buf_get(g.cpc, p->total[s], k, &vals[k]);
+		tick = cpc_buf_tick(g.cpc, p->total[s]);
+		for (l = g.lwps; l; l = l->next) {
+			uint64_t v[CPCT_MAX_REQS], t;
+
+			if (l->pid != pid)
+				continue;
+			lwp_counts(l, s, v, &t);
+			for (k = 0; k < g.sets[s].nreqs; k++)
+				vals[k] += v[k];
+			tick += t;
+		}
+		row(pid, lwpid, label, s, tick, vals, note);
+	}
+}
+
+/* ---- libpctx handlers ---------------------------------------------------------- */
+
+static int init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct lwp *l = calloc(1, sizeof(*l));
+
+	(void)arg;
+	if (!l || !proc_get(pid))
+		return -1;
+	if (g.create_mode && !g.cmdpid)
+		g.cmdpid = pid;	/* the command's first LWP */
+	l->pid = pid;
+	l->lwpid = lwpid;
+	l->cur = -1;
+	l->set = sets_new();
+	l->base = bufs_new();
+	l->now = bufs_new();
+	l->acc = bufs_new();
+	l->next = g.lwps;
+	g.lwps = l;
+	if (!l->set || !l->base || !l->now || !l->acc || lwp_bind(pctx, l, 0) < 0) {
+		lwp_drop(l);
+		g.errors++;
+		return -1;
+	}
+	if (g.verbose)
+		lwp_row(l, "init_lwp", NULL);
+	return 0;
+}
+
+static int fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct lwp *l = lwp_find(pid, lwpid);
+	struct proc *p = proc_get(pid);
+	int s;
+
+	(void)pctx;
+	(void)arg;
+	if (!l)
+		return 0;
+	if (l->cur >= 0) {
+		uint64_t vals[CPCT_MAX_REQS], tick;
+
+		s = l->cur;
+		lwp_sample(l, vals, &tick);
+		if (g.verbose)
+			row(pid, lwpid, "fini_lwp", s, tick, vals, NULL);
+		/* The current period into acc, like the earlier ones. */
+		cpc_buf_sub(g.cpc, l->now[s], l->now[s], l->base[s]);
+		cpc_buf_add(g.cpc, l->acc[s], l->acc[s], l->now[s]);
+		cpc_unbind(g.cpc, l->set[s]);
+		l->cur = -1;
+	}
+	for (s = 0; p && s < g.nsets; s++)
+		cpc_buf_add(g.cpc, p->total[s], p->total[s], l->acc[s]);
+	lwp_drop(l);
+	return 0;
+}
+
+static int lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct lwp *l = lwp_find(pid, lwpid);
+
+	(void)pctx;
+	(void)arg;
+	if (l)
+		lwp_row(l, "lwp_create", NULL);
+	return 0;
+}
+
+static int lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct lwp *l = lwp_find(pid, lwpid);
+
+	(void)pctx;
+	(void)arg;
+	if (l)
+		lwp_row(l, "lwp_exit", NULL);
+	return 0;
+}
+
+static void pfork(pctx_t *pctx, pid_t pid, id_t lwpid, pid_t child, void *arg)
+{
+	struct lwp *l = lwp_find(pid, lwpid);
+	char note[32];
+
+	(void)pctx;
+	(void)arg;
+	snprintf(note, sizeof(note), "# %d", (int)child);
+	if (l)
+		lwp_row(l, "fork", note);
+}
+
+static int pexec(pctx_t *pctx, pid_t pid, id_t lwpid, char *name, void *arg)
+{
+	char note[4200];
+
+	(void)pctx;
+	(void)arg;
+	snprintf(note, sizeof(note), "# '%s'", name);
+	/* Every LWP of the old image was finished: the sums are the totals. */
+	proc_rows(pid, lwpid, "exec", note);
+	proc_drop(pid);
+	return g.follow_exec ? 0 : 1;
+}
+
+static void pexit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
+{
+	(void)pctx;
+	(void)arg;
+	proc_rows(pid, lwpid, "exit", NULL);
+	proc_drop(pid);
+	if (pid == g.cmdpid) {
+		g.cmdstatus = status;
+		g.cmdgone = 1;
+	}
+}
+
+static int tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct lwp *l = lwp_find(pid, lwpid);
+
+	(void)arg;
+	if (interrupted && !g.create_mode)
+		return 1;
+	if (!l)
+		return 0;
+	lwp_row(l, "tick", NULL);
+	/* Several sets take turns, one per tick. */
+	if (g.nsets > 1 && l->cur >= 0) {
+		int s = l->cur, next = (s + 1) % g.nsets;
+
+		cpc_buf_sub(g.cpc, l->now[s], l->now[s], l->base[s]);
+		cpc_buf_add(g.cpc, l->acc[s], l->acc[s], l->now[s]);
+		cpc_unbind(g.cpc, l->set[s]);
+		l->cur = -1;
+		if (lwp_bind(pctx, l, next) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = 1.0;
+	long long count = 0;
+	const char **specs = NULL, *outfile = NULL;
+	int nspecs = 0, c, s, ret = 0, hflag = 0;
+	pid_t pid = 0;
+	pctx_t *pctx;
+	struct sigaction sa;
+	char *end;
+
+	cpct_progname = "cputrack";
+	opterr = 0;
+	/* "+": options end at the command. */
+	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:")) != -1) {
+		switch (c) {
+		case 'T':
+			errno = 0;
+			secs = strtod(optarg, &end);
+			if (errno || *end || !(secs > 0) || !isfinite(secs) || secs > 4e6)
+				usage();
+			break;
+		case 'N':
+			errno = 0;
+			count = strtoll(optarg, &end, 10);
+			if (errno || *end || count <= 0 || count > 0xffffffffLL)
+				usage();
+			break;
+		case 'D':
+			g.debug = 1;
+			break;
+		case 'e':
+			g.follow_exec = 1;
+			break;
+		case 'f':
+			g.follow_fork = 1;
+			g.pidcol = 1;
+			break;
+		case 'h':
+			hflag = 1;
+			break;
+		case 'n':
+			g.notitle = 1;
+			break;
+		case 't':
+			g.tsc = 1;
+			break;
+		case 'v':
+			g.verbose = 1;
+			break;
+		case 'o':
+			outfile = optarg;
+			break;
+		case 'c':
+			specs = realloc(specs, (nspecs + 1) * sizeof(*specs));
+			if (!specs)
+				return 1;
+			specs[nspecs++] = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			pid = (pid_t)strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	/* -h: usage and the capability listing. */
+	if (hflag) {
+		g.cpc = cpc_open(CPC_VER_CURRENT);
+		if (!g.cpc) {
+			fprintf(stderr, "cputrack: can't access perf counter - %s\n",
+				strerror(errno));
+			return 1;
+		}
+		fputs(USAGE, stdout);
+		cpct_caps(stdout, g.cpc);
+		cpc_close(g.cpc);
+		return 0;
+	}
+	if (!nspecs || (pid && optind < argc) || (!pid && optind >= argc))
+		usage();
+
+	g.cpc = cpc_open(CPC_VER_CURRENT);
+	if (!g.cpc) {
+		fprintf(stderr, "cputrack: can't access perf counter - %s\n",
+			strerror(errno));
+		return 1;
+	}
+	cpc_seterrhndlr(g.cpc, cpct_errhndlr);
+	g.sets = calloc(nspecs, sizeof(*g.sets));
+	if (!g.sets)
+		return 1;
+	g.nsets = nspecs;
+	for (s = 0; s < nspecs; s++) {
+		if (cpct_set_make(g.cpc, specs[s], &g.sets[s]) < 0)
+			return 2;
+	}
+	g.out = stdout;
+	if (outfile) {
+		g.out = fopen(outfile, "w");
+		if (!g.out) {
+			fprintf(stderr, "cputrack: cannot open %s: %s\n", outfile,
+				strerror(errno));
+			return 1;
+		}
+	}
+
+	if (pid) {
+		pctx = pctx_capture(pid, NULL, g.debug, pctx_errfn);
+	} else {
+		fflush(NULL);
+		g.create_mode = 1;
+		pctx = pctx_create(argv[optind], &argv[optind], NULL, g.debug, pctx_errfn);
+	}
+	if (!pctx)
+		return 1;
+	pctx_set_events(pctx,
+			PCTX_SYSC_EXEC_EVENT, pexec,
+			PCTX_SYSC_FORK_EVENT, g.follow_fork ? pfork : NULL,
+			PCTX_SYSC_EXIT_EVENT, pexit,
+			PCTX_SYSC_LWP_CREATE_EVENT, lwp_create,
+			PCTX_INIT_LWP_EVENT, init_lwp,
+			PCTX_FINI_LWP_EVENT, fini_lwp,
+			PCTX_SYSC_LWP_EXIT_EVENT, lwp_exit,
+			PCTX_NULL_EVENT);
+
+	/*
+	 * With -p, an interrupt ends the tracking (the process goes on).  A
+	 * command gets the terminal's interrupt itself: cputrack goes on until
+	 * it exits.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (!g.notitle)
+		cputrack_title(g.out, g.pidcol, g.tsc, &g.sets[0]);
+	fflush(g.out);
+	g.t0 = mono_ns();
+	for (;;) {
+		long ms = llround(secs * 1000);
+		int r = pctx_run(pctx, (uint_t)(ms > 0 ? ms : 1), (uint_t)count, tick);
+
+		if (r == 0)
+			break;
+		if (errno != EINTR) {
+			ret = 1;
+			break;
+		}
+		/* With -p an interrupt ends the tracking; a command goes on. */
+		if (pid)
+			break;
+		interrupted = 0;
+	}
+	/* Finishes every LWP (their fini rows) and lets the processes go. */
+	pctx_release(pctx);
+	if (g.out != stdout && fclose(g.out))
+		ret = 1;
+	fflush(stdout);
+	cpc_close(g.cpc);
+	if (ret || g.errors)
+		return 1;
+	if (g.cmdpid) {
+		int status;
+
+		/* Not seen to the end (-N, or an exec without -e): wait for it. */
+		if (!g.cmdgone && waitpid(g.cmdpid, &status, 0) == g.cmdpid) {
+			g.cmdstatus = status;
+			g.cmdgone = 1;
+		}
+		if (g.cmdgone)
+			return exit_code(g.cmdstatus);
+	}
+	return 0;
+}
