@@ -147,7 +147,15 @@ struct pmc_set {
 	u32 slot_pmu[2];		/* thread sets: the PMU type of each slot */
 	struct hlist_node cpuhp_node;	/* CPU and ALL_CPUS sets */
 	bool on_cpuhp;
-	unsigned long *online;		/* CPU-bound sets: slots whose CPU is up */
+	/*
+	 * CPU-bound sets: slots whose CPU is up, and slots whose CPU went
+	 * down since their events were last made.  Written by the hotplug
+	 * callbacks without set->lock (atomic bitops); cpuhp_work brings the
+	 * events in line, out of the hotplug lock.
+	 */
+	unsigned long *online;
+	unsigned long *offlined;
+	struct work_struct cpuhp_work;
 	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
 	unsigned int npins;		/* TREE: see pmc_set_pin_current() */
 	struct {

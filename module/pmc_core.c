@@ -546,19 +546,83 @@ static int pmc_cpu_slot(const struct pmc_set *set, unsigned int cpu)
 	return cpu == set->bind.cpu ? 0 : -1;
 }
 
+/*
+ * Bring a CPU-bound set's events in line with its CPUs; set->lock held.
+ * The events of a CPU that went down are dead (perf took them out of the
+ * CPU's context): they are released, their counts kept.  A CPU that is up
+ * gets its events made again.  Never called under the hotplug lock: making
+ * and releasing software events flips static keys, which takes it.
+ */
+static void pmc_cpu_sync(struct pmc_set *set)
+{
+	unsigned int slot, i;
+
+	for (slot = 0; slot < set->nslots; slot++) {
+		if (test_and_clear_bit(slot, set->offlined)) {
+			for (i = 0; i < set->nctrs; i++) {
+				struct pmc_counter *c = &set->ctr[i];
+				struct pmc_slot *s = &c->slots[slot];
+
+				pmc_slot_release(c, s, !pmc_slot_failed(c, s));
+				s->failed = false;
+			}
+		}
+		if (test_bit(slot, set->online))
+			for (i = 0; i < set->nctrs; i++)
+				pmc_slot_revive(&set->ctr[i], slot);
+	}
+}
+
+static void pmc_cpuhp_work(struct work_struct *work)
+{
+	struct pmc_set *set = container_of(work, struct pmc_set, cpuhp_work);
+
+	mutex_lock(&set->lock);
+	pmc_cpu_sync(set);
+	mutex_unlock(&set->lock);
+}
+
+/* Software events flip static keys when made or freed: hotplug lock. */
+static bool pmc_set_has_sw(const struct pmc_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nctrs; i++)
+		if (set->ctr[i].programmed && set->ctr[i].desc.type == PERF_TYPE_SOFTWARE)
+			return true;
+	return false;
+}
+
+/*
+ * The hotplug callbacks run under the hotplug lock, which perf takes
+ * itself when it makes or frees a software event, and set->lock is held
+ * around such calls elsewhere: so they never wait for set->lock.  When it
+ * is free and the set has no software event, the events follow the CPU at
+ * once, as perf's own do; else a work item does it right after.
+ */
+static void pmc_cpu_changed(struct pmc_set *set)
+{
+	if (mutex_trylock(&set->lock)) {
+		bool now = !pmc_set_has_sw(set);
+
+		if (now)
+			pmc_cpu_sync(set);
+		mutex_unlock(&set->lock);
+		if (now)
+			return;
+	}
+	schedule_work(&set->cpuhp_work);
+}
+
 static int pmc_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct pmc_set *set = hlist_entry_safe(node, struct pmc_set, cpuhp_node);
 	int slot = pmc_cpu_slot(set, cpu);
-	unsigned int i;
 
 	if (slot < 0)
 		return 0;
-	mutex_lock(&set->lock);
 	set_bit(slot, set->online);
-	for (i = 0; i < set->nctrs; i++)
-		pmc_slot_revive(&set->ctr[i], slot);
-	mutex_unlock(&set->lock);
+	pmc_cpu_changed(set);
 	return 0;
 }
 
@@ -567,20 +631,12 @@ static int pmc_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct pmc_set *set = hlist_entry_safe(node, struct pmc_set, cpuhp_node);
 	int slot = pmc_cpu_slot(set, cpu);
-	unsigned int i;
 
 	if (slot < 0)
 		return 0;
-	mutex_lock(&set->lock);
 	clear_bit(slot, set->online);
-	for (i = 0; i < set->nctrs; i++) {
-		struct pmc_counter *c = &set->ctr[i];
-		struct pmc_slot *s = &c->slots[slot];
-
-		pmc_slot_release(c, s, !pmc_slot_failed(c, s));
-		s->failed = false;
-	}
-	mutex_unlock(&set->lock);
+	set_bit(slot, set->offlined);
+	pmc_cpu_changed(set);
 	return 0;
 }
 
@@ -593,6 +649,7 @@ static void pmc_set_free(struct pmc_set *set)
 	for (i = 0; i < set->nctrs; i++)
 		kfree(set->ctr[i].slots);
 	bitmap_free(set->online);
+	bitmap_free(set->offlined);
 	kfree(set);
 }
 
@@ -655,10 +712,12 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 	}
 	init_irq_work(&set->ovf_irq_work, pmc_ovf_irq_work);
 	INIT_WORK(&set->ovf_work, pmc_ovf_work);
+	INIT_WORK(&set->cpuhp_work, pmc_cpuhp_work);
 	ret = -ENOMEM;
 	if (cpu_bound) {
 		set->online = bitmap_zalloc(set->nslots, GFP_KERNEL_ACCOUNT);
-		if (!set->online)
+		set->offlined = bitmap_zalloc(set->nslots, GFP_KERNEL_ACCOUNT);
+		if (!set->online || !set->offlined)
 			goto err;
 	}
 	for (i = 0; i < nctrs; i++) {
@@ -707,8 +766,10 @@ void pmc_set_destroy(struct pmc_set *set)
 
 	if (!set)
 		return;
-	if (set->on_cpuhp)
+	if (set->on_cpuhp) {
 		cpuhp_state_remove_instance_nocalls(pmc_cpuhp_state, &set->cpuhp_node);
+		cancel_work_sync(&set->cpuhp_work);
+	}
 	mutex_lock(&set->lock);
 	for (i = 0; i < set->nctrs; i++)
 		pmc_counter_clear(&set->ctr[i]);
@@ -923,6 +984,10 @@ static int pmc_counters_start(struct pmc_set *set, unsigned long mask)
 {
 	unsigned int idx, i;
 	int ret = 0;
+
+	/* No event of a CPU that went down is made again below. */
+	if (pmc_set_cpu_bound(set))
+		pmc_cpu_sync(set);
 
 	for_each_set_bit(idx, &mask, set->nctrs) {
 		struct pmc_counter *c = &set->ctr[idx];
