@@ -1140,6 +1140,7 @@ struct relay {
 	cpc_set_t *set;
 	int p12[2], p21[2];	/* C1 -> C2, C2 -> C1 */
 	volatile int spinning, release;	/* 1: C1, 2: C2 */
+	volatile pid_t tid[2];		/* C1's and C2's */
 	int err[2];
 	uint64_t v[2];
 };
@@ -1149,6 +1150,7 @@ static void relay_spin(struct relay *rl, int who)
 {
 	long long end = now_ms() + 10000;
 
+	rl->tid[who - 1] = gettid();
 	rl->spinning = who;
 	while (rl->release != who && now_ms() < end)
 		;
@@ -1251,11 +1253,12 @@ TEST_F(core, inherited_threads_switching_on_one_cpu_keep_their_own_counts)
 	EXPECT_TRUE(wait_until(relay_is_spinning, &rl) ||
 		    wait_until(relay_is_spinning, &rl) ||
 		    wait_until(relay_is_spinning, &rl));
-	EXPECT_EQ(0, inject_ip(2, EV_INSTR, 1000, 0, 0x401000));
+	/* Only while that thread is the one on CPU 2. */
+	EXPECT_EQ(0, inject_task(2, rl.tid[0], EV_INSTR, 1000, 0, 0x401000));
 	rl.release = 1;
 	EXPECT_TRUE(wait_until(relay_is_spinning, &rl) ||
 		    wait_until(relay_is_spinning, &rl));
-	EXPECT_EQ(0, inject_ip(2, EV_INSTR, 50, 0, 0x402000));
+	EXPECT_EQ(0, inject_task(2, rl.tid[1], EV_INSTR, 50, 0, 0x402000));
 	rl.release = 2;
 	ASSERT_EQ(0, pthread_join(c1, NULL));
 
