@@ -209,7 +209,7 @@ static int cpc_ioctl_id(cpc_t *cpc, unsigned long cmd, uint32_t id)
  * back is delivered now, while its set can still be sampled, not after the
  * unbind.  The SIGEMT handler's calls take no lock, so this is safe.
  */
-static int cpc_rele(cpc_t *cpc, uint32_t id)
+static int cpc_kernel_rele(cpc_t *cpc, uint32_t id)
 {
 	sigset_t cur;
 	int err;
@@ -372,10 +372,10 @@ static int set_unbind_locked(cpc_t *cpc, cpc_set_t *set, int force,
 			err = 0;
 			break;
 		}
-		err = cpc_rele(cpc, 0);
+		err = cpc_kernel_rele(cpc, 0);
 		break;
 	default:
-		err = cpc_rele(cpc, set->id);
+		err = cpc_kernel_rele(cpc, set->id);
 		break;
 	}
 	/* EINVAL: the kernel has no such binding (any more). */

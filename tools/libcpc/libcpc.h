@@ -179,4 +179,83 @@ extern void cpc_terminate(cpc_t *cpc);
 }
 #endif
 
+
+/* ---- CPCv1: the obsolete version 1 interface ------------------------------ */
+/*
+ * Solaris 8 and 9's libcpc interface, kept by Solaris 10 and later on top
+ * of version 2 (declared there for SPARC and 32-bit x86 only); here it is a
+ * layer over the version 2 calls above, on every x86 Linux.  See
+ * cpc_version(3CPC) and the pages it refers to.
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CPC_VER_NONE		0
+
+/* cpc_getcpuver() values (x86; the SPARC ones for completeness). */
+#define CPC_ULTRA1		1000
+#define CPC_ULTRA2		1001
+#define CPC_ULTRA3		1002
+#define CPC_ULTRA3_PLUS		1003
+#define CPC_ULTRA3_I		1004
+#define CPC_ULTRA4_PLUS		1005
+#define CPC_PENTIUM		2000
+#define CPC_PENTIUM_MMX		2001
+#define CPC_PENTIUM_PRO		2002
+#define CPC_PENTIUM_PRO_MMX	2003	/* every Intel family 6 processor */
+#define CPC_PMCOMPAT_X86	2100	/* pmcompat: any other x86 processor */
+#define CPC_SPARC64_III		3000
+#define CPC_SPARC64_V		3002
+
+/* The x86 form: two counters, their PerfEvtSel images, the TSC. */
+typedef struct _cpc_event {
+	int ce_cpuver;			/* cpc_getcpuver() */
+	hrtime_t ce_hrt;		/* when sampled, ns (gethrtime()) */
+	uint64_t ce_tsc;		/* the time-stamp counter */
+	uint64_t ce_pic[2];		/* the counts (at a bind: the presets) */
+	uint32_t ce_pes[2];		/* the counters' event-select registers */
+#define ce_cesr	ce_pes[0]
+} cpc_event_t;
+
+#define CPC_TICKREG_NAME	"tsc"
+#define CPC_TICKREG(ev)		((ev)->ce_tsc)
+
+typedef void (cpc_errfn_t)(const char *fn, const char *fmt, va_list ap);
+
+extern uint_t cpc_version(uint_t ver);
+extern int cpc_access(void);
+extern void cpc_seterrfn(cpc_errfn_t *errfn);
+
+extern int cpc_getcpuver(void);
+extern const char *cpc_getcciname(int cpuver);
+extern const char *cpc_getcpuref(int cpuver);
+extern const char *cpc_getusage(int cpuver);
+extern uint_t cpc_getnpic(int cpuver);
+extern void cpc_walk_names(int cpuver, int regno, void *arg,
+			   void (*action)(void *arg, int regno,
+					  const char *name, uint8_t bits));
+
+extern int cpc_strtoevent(int cpuver, const char *spec, cpc_event_t *event);
+extern char *cpc_eventtostr(cpc_event_t *event);
+extern void cpc_event_accum(cpc_event_t *accum, cpc_event_t *event);
+extern void cpc_event_diff(cpc_event_t *diff, cpc_event_t *after,
+			   cpc_event_t *before);
+
+extern int cpc_bind_event(cpc_event_t *event, int flags);
+extern int cpc_take_sample(cpc_event_t *event);
+extern int cpc_count_usr_events(int enable);
+extern int cpc_count_sys_events(int enable);
+extern int cpc_rele(void);
+
+extern int cpc_pctx_bind_event(pctx_t *pctx, id_t lwpid, cpc_event_t *event,
+			       int flags);
+extern int cpc_pctx_take_sample(pctx_t *pctx, id_t lwpid, cpc_event_t *event);
+extern int cpc_pctx_rele(pctx_t *pctx, id_t lwpid);
+extern int cpc_pctx_invalidate(pctx_t *pctx, id_t lwpid);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* _LIBCPC_H */

@@ -34,4 +34,7 @@ void __pctx_set_cpc(pctx_t *pctx, cpc_t *cpc);
 /* libcpc.c: pctx_release() unbinds the sets bound to the process. */
 void __cpc_pctx_release(cpc_t *cpc, pctx_t *pctx);
 
+/* libcpc_v1.c: for the unit tests, the processor the v1 calls describe. */
+void __cpc_v1_set_cpu(const struct cpcev_cpu *cpu);
+
 #endif /* LIBCPC_IMPL_H */
