@@ -640,11 +640,12 @@ CPC_EXPORT char *cpc_eventtostr(cpc_event_t *event)
 		if ((pes >> PES_CMASK_SHIFT) &&
 		    v1_append(&s, &len, ",cmask%d=0x%x", i, pes >> PES_CMASK_SHIFT))
 			return NULL;
-		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++)
-			if (!(pes & flags[f].bit) == !flags[f].set)
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+			if (!!(pes & flags[f].bit) != flags[f].set)
 				continue;
-			else if (v1_append(&s, &len, ",%s%d", flags[f].name, i))
+			if (v1_append(&s, &len, ",%s%d", flags[f].name, i))
 				return NULL;
+		}
 	}
 	if (!n) {
 		errno = EINVAL;
