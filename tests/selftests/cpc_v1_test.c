@@ -608,6 +608,8 @@ TEST(pctx_binds_an_lwp_of_a_child)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, cpc_pctx_bind_event(pctx, 1, &ev, CPC_BIND_LWP_INHERIT));
 	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, cpc_pctx_bind_event(pctx, 1, &ev, CPC_BIND_EMT_OVF));
+	EXPECT_EQ(ENOTSUP, errno);
 	ASSERT_EQ(0, cpc_pctx_bind_event(pctx, 1, &ev, 0));
 	ASSERT_EQ(0, target_do(cmd[1], ack[0]));
 	ASSERT_EQ(0, inject(2, EV_INSTR, 1000));	/* not while the child runs */
