@@ -44,6 +44,7 @@
 #define PES_CMASK_SHIFT	24
 
 #define V1_NPIC		2
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 #define V1_BIND_FLAGS	(CPC_BIND_LWP_INHERIT | CPC_BIND_EMT_OVF)
 
 /* One v1 binding: a version 2 set and buffer, and what it was made from. */
@@ -393,7 +394,7 @@ static int v1_token(const struct cpcev_cpu *cpu, struct v1_pic *pics,
 		pics[pic].event = val;
 		return 0;
 	}
-	for (i = 0; i < sizeof(v1_bools) / sizeof(v1_bools[0]); i++) {
+	for (i = 0; i < ARRAY_LEN(v1_bools); i++) {
 		pic = v1_keyword(tok, v1_bools[i]);
 		if (pic == -2)
 			continue;
@@ -640,7 +641,7 @@ CPC_EXPORT char *cpc_eventtostr(cpc_event_t *event)
 		if ((pes >> PES_CMASK_SHIFT) &&
 		    v1_append(&s, &len, ",cmask%d=0x%x", i, pes >> PES_CMASK_SHIFT))
 			return NULL;
-		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		for (f = 0; f < ARRAY_LEN(flags); f++) {
 			if (!!(pes & flags[f].bit) != flags[f].set)
 				continue;
 			if (v1_append(&s, &len, ",%s%d", flags[f].name, i))
