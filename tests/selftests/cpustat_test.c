@@ -277,6 +277,11 @@ TEST_F(cpustat, h_lists_the_capabilities)
 	EXPECT_NE(NULL, strstr(out, "Platform Specific Events:"));
 	EXPECT_NE(NULL, strstr(out, "\tevent[0-"));
 	EXPECT_NE(NULL, strstr(out, " sw_page_faults"));
+	/* libpfm4's events of the model (TCG: Skylake-Client, or K8 for max) */
+	EXPECT_TRUE(strstr(out, " l2_rqsts.demand_data_rd_miss") ||
+		    strstr(out, " RETIRED_INSTRUCTIONS"))
+		TH_LOG("%.2000s", out);
+	EXPECT_NE(NULL, strstr(out, " PAPI_br_tkn"));
 	EXPECT_NE(NULL, strstr(out, "nouser sys\n"));
 	EXPECT_EQ(NULL, strstr(out, "picnum"));
 	/* The lists are wrapped at column 76. */
