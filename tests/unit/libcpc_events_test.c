@@ -417,6 +417,10 @@ TEST(libpfm4_intel_names)
 	EXPECT_EQ(0x01002224ULL, p.config);
 	/* events that need more than the event select are not offered */
 	EXPECT_EQ(0, cpcev_known(&c, "offcore_response_0.dmnd_data_rd"));
+	/* nor AnyThread events, which pmcompat refuses */
+	EXPECT_EQ(0, cpcev_known(&c, "int_misc.recovery_cycles_any"));
+	EXPECT_EQ(0, listed(&c, CPCEV_PLATFORM, "int_misc.recovery_cycles_any"));
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "int_misc.recovery_cycles"));
 	/* no other model's names; no other PMU */
 	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "RETIRED_INSTRUCTIONS", &p, 0));
 	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "skl::INST_RETIRED", &p, 0));

@@ -33,6 +33,7 @@
 #define EVSEL_UMASK_SHIFT	8
 #define EVSEL_EDGE		(1ULL << 18)
 #define EVSEL_INV		(1ULL << 23)
+#define EVSEL_ANYTHREAD		(1ULL << 21)
 #define EVSEL_CMASK_SHIFT	24
 #define EVSEL_AMD_EVENT_HI(c)	((((uint64_t)(c) >> 8) & 0xf) << 32)
 
@@ -573,8 +574,13 @@ static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
 	ret = pfm_get_os_event_encoding(spelled, PFM_PLM3, PFM_OS_PERF_EVENT,
 					&arg);
 	if (ret == PFM_SUCCESS) {
-		/* events that need more than the event select (config1) */
-		if (attr.type != PERF_TYPE_RAW || attr.config1 || attr.config2)
+		/*
+		 * Not offered: events that need more than the event select
+		 * (config1), and Intel's AnyThread events (bit 21), which
+		 * count the other hyperthread too and which pmcompat refuses.
+		 */
+		if (attr.type != PERF_TYPE_RAW || attr.config1 ||
+		    attr.config2 || (attr.config & EVSEL_ANYTHREAD))
 			return 0;
 		*config = attr.config & ~EVSEL_PRIV_BITS;
 		*valid = pfm_valid_umask(arg.idx);
