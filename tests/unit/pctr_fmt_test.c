@@ -628,6 +628,14 @@ TEST(list_libpfm4_amd)
 	EXPECT_GT(n, 40);
 	EXPECT_EQ(1, list_has(CPU_AMD, "RETIRED_INSTRUCTIONS"));
 	EXPECT_EQ(1, list_has(CPU_AMD, "LS_DISPATCH"));
+	/* AMD events never insist on -m (OpenBSD's AMD path has no check) */
+	{
+		const struct ctrfn *t = pctr_events(CPU_AMD, &n);
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			EXPECT_EQ(0, t[i].flags & CFL_UM) TH_LOG("%s", t[i].name);
+	}
 	/* an Intel model's table is not AMD's */
 	EXPECT_EQ(0, list_has(CPU_AMD, "HW_INTERRUPTS"));
 }

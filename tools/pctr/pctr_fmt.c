@@ -475,7 +475,7 @@ static char *pfm_umask_text(int idx, const pfm_event_info_t *ev, int *dfl,
 /*
  * libpfm4's events for the model, as pctr list entries: event code (only
  * the 8-bit ones -f can name), libpfm4's name, its description and unit
- * masks.  An event with unit masks but no default one needs -m.  The
+ * masks.  An Intel event with unit masks but no default one needs -m.  The
  * MESI, any-agent and edge flags of the built-in table carry over.
  */
 static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
@@ -525,7 +525,8 @@ static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
 		f->fn = (uint32_t)ev.code;
 		f->name = strdup(ev.name);
 		f->desc = desc;
-		f->flags = numasks && !dfl ? CFL_UM : 0;
+		/* as OpenBSD, only Intel events insist on -m */
+		f->flags = cpu == CPU_CORE && numasks && !dfl ? CFL_UM : 0;
 		for (i = 0; i < nhand; i++)
 			if (hand[i].fn == f->fn)
 				f->flags |= hand[i].flags &
