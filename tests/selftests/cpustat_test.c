@@ -294,8 +294,10 @@ TEST_F(cpustat, h_lists_the_capabilities)
 
 			for (q = p; q < nl; q++)
 				col = *q == '\t' ? (col / 8 + 1) * 8 : col + 1;
+			/* a name too long for the width stands alone */
 			if (strncmp(p, "Usage:", 6) && strncmp(p, "\tCPU performance", 16) &&
-			    strncmp(p, "\t[picn=]", 8))
+			    strncmp(p, "\t[picn=]", 8) &&
+			    memchr(p + strspn(p, " \t"), ' ', nl - p - strspn(p, " \t")))
 				EXPECT_LE(col, 76) TH_LOG("%.*s", (int)(nl - p), p);
 			p = nl + 1;
 		}

@@ -432,6 +432,9 @@ TEST(libpfm4_intel_names)
 	EXPECT_GT(w.n, 300);
 	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "l2_rqsts.demand_data_rd_miss"));
 	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "inst_retired.any_p"));
+	/* libpfm4 spells these CPU_CLK_THREAD_UNHALTED: listed all the same */
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "cpu_clk_unhalted.thread_p"));
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "cpu_clk_unhalted.ref_p"));
 	EXPECT_EQ(0, listed(&c, CPCEV_PLATFORM, "INST_RETIRED:ANY_P"));
 
 	/* the generic events perf lacks, from the model */

@@ -635,7 +635,8 @@ static void walk_one_name(struct pfm_walk *w, const char *name)
 {
 	uint64_t config, valid;
 
-	if (arch_hidden(w->cpu, name))
+	/* the architectural events are listed from their own table */
+	if (arch_hidden(w->cpu, name) || find_raw_any(w->cpu, name))
 		return;
 	if (pfm_lookup(w->cpu, name, &config, &valid))
 		w->fn(w->arg, name);
@@ -730,7 +731,6 @@ void cpcev_walk(const struct cpcev_cpu *cpu, int classes,
 		void (*fn)(void *arg, const char *name), void *arg)
 {
 	const struct raw_event *raw;
-	uint64_t config, valid;
 	size_t i, n;
 
 	if (classes & CPCEV_GENERIC) {
@@ -748,9 +748,7 @@ void cpcev_walk(const struct cpcev_cpu *cpu, int classes,
 			fn(arg, raw[i].name);
 			continue;
 		}
-		/* listed below, from libpfm4, when the model has it */
-		if (intel_listed(cpu, &raw[i]) &&
-		    !pfm_lookup(cpu, raw[i].name, &config, &valid))
+		if (intel_listed(cpu, &raw[i]))
 			fn(arg, raw[i].name);
 	}
 	pfm_walk_events(cpu, fn, arg);

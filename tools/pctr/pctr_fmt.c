@@ -405,6 +405,7 @@ int pctr_check_opts(const struct pctr_opts *o)
 /* ---- libpfm4's table of the processor model ------------------------------ */
 
 static struct ctrfn *pfm_tab;
+static int *pfm_numasks;	/* unit masks of each pfm_tab event */
 static size_t pfm_n;
 static int pfm_done = -1;	/* the cpu class pfm_tab was built for */
 
@@ -495,8 +496,11 @@ static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
 	if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || pinfo.nevents <= 0)
 		return;
 	t = calloc((size_t)pinfo.nevents, sizeof(*t));
-	if (!t)
+	pfm_numasks = calloc((size_t)pinfo.nevents, sizeof(*pfm_numasks));
+	if (!t || !pfm_numasks) {
+		free(t);
 		return;
+	}
 	for (idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
 		struct ctrfn *f = &t[pfm_n];
 		char *um, *desc;
@@ -507,21 +511,40 @@ static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
 		if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS ||
 		    ev.code > PCTR_MAX_FUNCT || pfm_n >= (size_t)pinfo.nevents)
 			continue;
-		/* one entry per code: libpfm4 has aliases */
+		um = pfm_umask_text(idx, &ev, &dfl, &numasks);
+		/*
+		 * One entry per code.  libpfm4's Intel tables also have the
+		 * architectural aliases (INSTRUCTION_RETIRED for INST_RETIRED):
+		 * the event with the most unit masks, the model's own, wins.
+		 */
 		for (i = 0; i < pfm_n; i++)
 			if (t[i].fn == ev.code)
 				break;
-		if (i < pfm_n)
-			continue;
-		um = pfm_umask_text(idx, &ev, &dfl, &numasks);
+		if (i < pfm_n) {
+			if (numasks <= pfm_numasks[i]) {
+				free(um);
+				continue;
+			}
+			free((char *)t[i].name);
+			free((char *)t[i].desc);
+			f = &t[i];
+		} else {
+			pfm_n++;
+		}
 		desc = malloc(strlen(ev.desc ? ev.desc : "") +
-			      (um ? strlen(um) : 0) + 1);
+			      (um ? strlen(um) : 0) + 2);
 		if (desc) {
+			size_t dl;
+
 			strcpy(desc, ev.desc ? ev.desc : "");
+			dl = strlen(desc);
+			if (um && dl && desc[dl - 1] != '.')
+				strcat(desc, ".");
 			if (um)
 				strcat(desc, um);
 		}
 		free(um);
+		pfm_numasks[f - t] = numasks;
 		f->fn = (uint32_t)ev.code;
 		f->name = strdup(ev.name);
 		f->desc = desc;
@@ -531,8 +554,8 @@ static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
 			if (hand[i].fn == f->fn)
 				f->flags |= hand[i].flags &
 					    (CFL_MESI | CFL_SA | CFL_ED);
-		if (f->name)
-			pfm_n++;
+		if (!f->name)
+			f->name = "?";
 	}
 	if (!pfm_n) {
 		free(t);
