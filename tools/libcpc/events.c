@@ -19,6 +19,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,9 +482,18 @@ int cpcev_cpu_pfm(struct cpcev_cpu *cpu)
 	int best_events = 0;
 	pfm_pmu_t pmu;
 
+	static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+	int ret;
+
 	cpu->pfm_pmu = 0;
 	cpu->pfm_name[0] = '\0';
-	if (cpu->vendor == CPCEV_OTHER || pfm_initialize() != PFM_SUCCESS)
+	if (cpu->vendor == CPCEV_OTHER)
+		return 0;
+	/* cpc_open() may run in several threads; libpfm4's setup may not */
+	pthread_mutex_lock(&init_lock);
+	ret = pfm_initialize();
+	pthread_mutex_unlock(&init_lock);
+	if (ret != PFM_SUCCESS)
 		return 0;
 	pfm_for_all_pmus(pmu) {
 		int amd;
