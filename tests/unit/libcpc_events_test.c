@@ -11,6 +11,7 @@
  */
 #include "../../tools/libcpc/libcpc.c"
 
+#include <perfmon/pfmlib.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -24,11 +25,24 @@
 #define ZEN3_EAX1	0x00a20f10	/* family 0x19 */
 #define HYGON_EAX1	0x00900f02	/* family 0x18 */
 
+/*
+ * libpfm4 told which model's table to use, as its LIBPFM_FORCE_PMU does:
+ * every test runs in a child of its own, so a test sees only the PMUs it
+ * forced (libpfm4 keeps a PMU it once found present until the process ends).
+ */
+static void force_pmu(struct cpcev_cpu *c, const char *pmu)
+{
+	pfm_terminate();
+	setenv("LIBPFM_FORCE_PMU", pmu, 1);
+	cpcev_cpu_pfm(c);
+}
+
 static struct cpcev_cpu intel(uint32_t ebx)
 {
 	struct cpcev_cpu c;
 
 	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, PERFMON_V4, ebx);
+	force_pmu(&c, "skl");
 	return c;
 }
 
@@ -37,6 +51,7 @@ static struct cpcev_cpu amd(void)
 	struct cpcev_cpu c;
 
 	cpcev_cpu_init(&c, "AuthenticAMD", ZEN1_EAX1, 0, 0);
+	force_pmu(&c, "amd64_fam17h_zen1");
 	return c;
 }
 
@@ -79,7 +94,7 @@ static int resolve(const struct cpcev_cpu *c, const char *event,
 
 struct names {
 	int n;
-	char list[4096];
+	char list[65536];
 };
 
 static void collect(void *arg, const char *name)
@@ -87,8 +102,10 @@ static void collect(void *arg, const char *name)
 	struct names *w = arg;
 
 	w->n++;
-	strcat(w->list, name);
-	strcat(w->list, ",");
+	if (strlen(w->list) + strlen(name) + 2 < sizeof(w->list)) {
+		strcat(w->list, name);
+		strcat(w->list, ",");
+	}
 }
 
 static int listed(const struct cpcev_cpu *c, int classes, const char *name)
@@ -293,12 +310,14 @@ TEST(intel_architectural_events_follow_cpuid)
 
 	/* a shorter EBX vector: events past its length are absent */
 	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, 0x05300804, 0);
+	force_pmu(&c, "skl");
 	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "longest_lat_cache.miss"));
 	EXPECT_EQ(0, listed(&c, CPCEV_PLATFORM, "br_inst_retired.all_branches"));
 	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "uops_issued.any"));
 
 	/* version 0 (no CPUID information, as under TCG): all offered */
 	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, 0, 0xff);
+	force_pmu(&c, "skl");
 	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "br_misp_retired.all_branches"));
 }
 
@@ -358,6 +377,137 @@ TEST(amd_platform_events)
 	cpcev_cpu_init(&c, "HygonGenuine", HYGON_EAX1, 0, 0);
 	EXPECT_EQ(0, resolve(&c, "IC_miss", &p, 0));
 	EXPECT_EQ(0x81ULL, p.config);
+}
+
+/* ---- libpfm4's model tables ---------------------------------------------- */
+
+/* The generic events every processor has (perf's own generic events). */
+#define N_PERF_GENERIC	22
+
+TEST(libpfm4_intel_names)
+{
+	struct cpcev_cpu c = intel(0);
+	struct names w = { 0 };
+	struct cpcev_perf p;
+
+	EXPECT_STREQ("skl", c.pfm_name);
+	/* Intel's published names and libpfm4's spelling of them */
+	ASSERT_EQ(0, resolve(&c, "inst_retired.any_p", &p, 0));
+	EXPECT_EQ(PERF_TYPE_RAW, p.type);
+	EXPECT_EQ(0x00c0ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "INST_RETIRED:ANY_P", &p, 0));
+	EXPECT_EQ(0x00c0ULL, p.config);
+	/* Skylake events no hand table had */
+	ASSERT_EQ(0, resolve(&c, "l2_rqsts.demand_data_rd_miss", &p, 0));
+	EXPECT_EQ(0x2124ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "br_inst_retired.near_taken", &p, 0));
+	EXPECT_EQ(0x20c4ULL, p.config);
+	/* the event's cmask and inv come with it; no privilege bits */
+	ASSERT_EQ(0, resolve(&c, "uops_issued.stall_cycles", &p, 0));
+	EXPECT_EQ(0x010eULL | 1ULL << 23 | 1ULL << 24, p.config);
+	/* a umask attribute replaces the unit mask (Solaris' Intel back-end) */
+	ASSERT_EQ(0, resolve(&c, "inst_retired.any_p", &p, 1,
+			     "umask", (uint64_t)0x01));
+	EXPECT_EQ(0x01c0ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "l2_rqsts.references", &p, 1,
+			     "umask", (uint64_t)0x21));
+	EXPECT_EQ(0x2124ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "l2_rqsts.miss", &p, 2, "umask", (uint64_t)0x22,
+			     "cmask", (uint64_t)1));
+	EXPECT_EQ(0x01002224ULL, p.config);
+	/* events that need more than the event select are not offered */
+	EXPECT_EQ(0, cpcev_known(&c, "offcore_response_0.dmnd_data_rd"));
+	/* nor AnyThread events, which pmcompat refuses */
+	EXPECT_EQ(0, cpcev_known(&c, "int_misc.recovery_cycles_any"));
+	EXPECT_EQ(0, listed(&c, CPCEV_PLATFORM, "int_misc.recovery_cycles_any"));
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "int_misc.recovery_cycles"));
+	/* no other model's names; no other PMU */
+	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "RETIRED_INSTRUCTIONS", &p, 0));
+	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "skl::INST_RETIRED", &p, 0));
+	EXPECT_EQ(CPC_INVALID_EVENT,
+		  resolve(&c, "inst_retired.any_p:u=1", &p, 0));
+
+	/* listed under Intel's names, hundreds of them */
+	cpcev_walk(&c, CPCEV_PLATFORM, collect, &w);
+	EXPECT_GT(w.n, 300);
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "l2_rqsts.demand_data_rd_miss"));
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "inst_retired.any_p"));
+	/* libpfm4 spells these CPU_CLK_THREAD_UNHALTED: listed all the same */
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "cpu_clk_unhalted.thread_p"));
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "cpu_clk_unhalted.ref_p"));
+	EXPECT_EQ(0, listed(&c, CPCEV_PLATFORM, "INST_RETIRED:ANY_P"));
+
+	/* the generic events perf lacks, from the model */
+	ASSERT_EQ(0, resolve(&c, "PAPI_br_tkn", &p, 0));
+	EXPECT_EQ(PERF_TYPE_RAW, p.type);
+	EXPECT_EQ(0x20c4ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "PAPI_l2_tcm", &p, 0));
+	EXPECT_EQ(0x3f24ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "PAPI_ld_ins", &p, 0));
+	EXPECT_EQ(0x81d0ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "PAPI_hw_int", &p, 0));
+	EXPECT_EQ(0x01cbULL, p.config);
+	EXPECT_EQ(1, listed(&c, CPCEV_GENERIC, "PAPI_br_ntk"));
+}
+
+TEST(libpfm4_amd_names)
+{
+	struct cpcev_cpu c = amd();
+	struct cpcev_perf p;
+	struct names w = { 0 };
+
+	EXPECT_STREQ("amd64_fam17h_zen1", c.pfm_name);
+	ASSERT_EQ(0, resolve(&c, "RETIRED_INSTRUCTIONS", &p, 0));
+	EXPECT_EQ(0xc0ULL, p.config);
+	/* no unit mask: all valid bits; a umask must be a subset of them */
+	ASSERT_EQ(0, resolve(&c, "LS_DISPATCH", &p, 0));
+	EXPECT_EQ(0x0729ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "LS_DISPATCH", &p, 1, "umask", (uint64_t)0x01));
+	EXPECT_EQ(0x0129ULL, p.config);
+	EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE,
+		  resolve(&c, "LS_DISPATCH", &p, 1, "umask", (uint64_t)0x08));
+	ASSERT_EQ(0, resolve(&c, "LS_DISPATCH:LD_DISPATCH", &p, 0));
+	EXPECT_EQ(0x0129ULL, p.config);
+	/* illumos' names still work (uperf) */
+	ASSERT_EQ(0, resolve(&c, "FR_retired_x86_instr_w_excp_intr", &p, 0));
+	EXPECT_EQ(0xc0ULL, p.config);
+	/* Intel's names are not AMD's */
+	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "inst_retired.any_p", &p, 0));
+	cpcev_walk(&c, CPCEV_PLATFORM, collect, &w);
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "RETIRED_INSTRUCTIONS"));
+	EXPECT_EQ(1, listed(&c, CPCEV_PLATFORM, "LS_DISPATCH"));
+	EXPECT_GT(w.n, 64 + 7);
+	ASSERT_EQ(0, resolve(&c, "PAPI_br_cn", &p, 0));
+	EXPECT_EQ(0xd1ULL, p.config);
+	EXPECT_EQ(0, listed(&c, CPCEV_GENERIC, "PAPI_l2_tcm"));
+	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "PAPI_l2_tcm", &p, 0));
+}
+
+TEST(libpfm4_unknown_model_gets_generic_events)
+{
+	struct cpcev_cpu c;
+	struct cpcev_perf p;
+	struct names g = { 0 };
+
+	/* a family 6 model no table has: libpfm4 finds no PMU */
+	cpcev_cpu_init(&c, "GenuineIntel", 0x000f06f0, PERFMON_V4, 0);
+	force_pmu(&c, "none");
+	EXPECT_EQ(0, c.pfm_pmu);
+	cpcev_walk(&c, CPCEV_GENERIC, collect, &g);
+	EXPECT_EQ(N_PERF_GENERIC, g.n);
+	EXPECT_EQ(0, resolve(&c, "PAPI_tot_ins", &p, 0));
+	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "PAPI_br_tkn", &p, 0));
+	/* the architectural events need no model table */
+	ASSERT_EQ(0, resolve(&c, "inst_retired.any_p", &p, 1,
+			     "umask", (uint64_t)0x01));
+	EXPECT_EQ(0x01c0ULL, p.config);
+	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "uops_issued.any", &p, 0));
+	EXPECT_EQ(0, listed(&c, CPCEV_PLATFORM, "uops_issued.any"));
+
+	cpcev_cpu_init(&c, "AuthenticAMD", ZEN1_EAX1, 0, 0);
+	force_pmu(&c, "none");
+	EXPECT_EQ(CPC_INVALID_EVENT, resolve(&c, "RETIRED_INSTRUCTIONS", &p, 0));
+	EXPECT_EQ(0, resolve(&c, "DC_miss", &p, 0));
 }
 
 TEST(raw_codes)
@@ -436,7 +586,7 @@ TEST(walk_classes)
 	cpcev_walk(&c, CPCEV_GENERIC, collect, &g);
 	cpcev_walk(&c, CPCEV_PLATFORM, collect, &pl);
 	cpcev_walk(&c, CPCEV_GENERIC | CPCEV_PLATFORM, collect, &all);
-	EXPECT_EQ(21, g.n);
+	EXPECT_EQ(N_PERF_GENERIC + 14, g.n);
 	EXPECT_EQ(g.n + pl.n, all.n);
 	EXPECT_EQ(0, strncmp(g.list, "PAPI_tot_cyc,PAPI_tot_ins,", 26));
 	EXPECT_EQ(NULL, strstr(pl.list, "PAPI"));
@@ -1114,10 +1264,11 @@ TEST(walk_functions)
 	cpc_walk_events_pic(cpc, 5, &pic, on_pic);
 	cpc_walk_generic_events_all(cpc, &gen, on_name);
 	cpc_walk_generic_events_pic(cpc, 0, &gpic, on_pic);
-	EXPECT_LT(7, all.n);
+	/* libpfm4's Zen events besides the 72 illumos and 7 software names */
+	EXPECT_LT(72 + 7 + 50, all.n);
 	EXPECT_EQ(all.n, pic.n);
 	EXPECT_EQ(5U, pic.picno);
-	EXPECT_EQ(21, gen.n);
+	EXPECT_EQ(N_PERF_GENERIC + 2, gen.n);	/* + PAPI_br_cn, PAPI_br_tkn on Zen */
 	EXPECT_EQ(gen.n, gpic.n);
 	EXPECT_STREQ("sw_major_faults", all.last);
 

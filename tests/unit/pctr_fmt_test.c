@@ -12,6 +12,28 @@
 #include "pctr_fmt.h"
 #include "kselftest_harness.h"
 
+/*
+ * The built-in tables unless a test says otherwise: libpfm4 (which pctr
+ * asks first) is told no model is present.  Each test runs in a child of
+ * its own, which builds its table once.
+ */
+__attribute__((constructor)) static void no_pfm_model(void)
+{
+	setenv("LIBPFM_FORCE_PMU", "none", 1);
+}
+
+static int list_has(int cpu, const char *name)
+{
+	const struct ctrfn *t;
+	size_t i, n;
+
+	t = pctr_events(cpu, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return 1;
+	return 0;
+}
+
 /* Apply a whole command line (without argv[0]) the way main() does. */
 static int apply(int cpu, struct pctr_opts *o, const char *const *args,
 		 char *err)
@@ -244,9 +266,10 @@ TEST(sel_core)
 	ASSERT_EQ(0x4100c0, sel);
 	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "3", "-f", "c4"), &sel, err));
 	ASSERT_EQ(0x4300c4, sel);
-	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c", "-m", "0"),
-			    &sel, err));
-	ASSERT_EQ(0x43003c, sel);
+	/* as OpenBSD: a unit mask of 0 is no unit mask */
+	ASSERT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c", "-m", "0"),
+			     &sel, err));
+	EXPECT_STREQ("function 3c needs unit mask specification", err);
 	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c", "-m", "1",
 					   "-k", "-t", "2", "-i", "-e"),
 			    &sel, err));
@@ -562,6 +585,75 @@ TEST(list_truncation)
 	ASSERT_EQ(sizeof(small) - 1, strlen(small));
 	ASSERT_EQ(0, strncmp(full, small, sizeof(small) - 1));
 	ASSERT_EQ(n, pctr_fmt_event(NULL, 0, fn));
+}
+
+
+/* pctr -l lists libpfm4's table of the model (Skylake) */
+TEST(list_libpfm4_skylake)
+{
+	const struct ctrfn *fn;
+	char buf[4096], err[PCTR_ERRLEN];
+	uint32_t sel;
+	size_t n;
+
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	pctr_events(CPU_CORE, &n);
+	EXPECT_GT(n, 60);
+	/* Skylake events no built-in table has */
+	EXPECT_EQ(1, list_has(CPU_CORE, "HW_INTERRUPTS"));
+	EXPECT_EQ(1, list_has(CPU_CORE, "IDQ"));
+	fn = pctr_find_event(CPU_CORE, 0x24);
+	ASSERT_NE(NULL, fn);
+	EXPECT_STREQ("L2_RQSTS", fn->name);
+	pctr_fmt_event(buf, sizeof(buf), fn);
+	EXPECT_NE(NULL, strstr(buf, "DEMAND_DATA_RD_MISS=21")) TH_LOG("%s", buf);
+	/* L2_RQSTS has a default unit mask; LONGEST_LAT_CACHE has none */
+	EXPECT_EQ(0, fn->flags & CFL_UM);
+	fn = pctr_find_event(CPU_CORE, 0x2e);
+	ASSERT_NE(NULL, fn);
+	EXPECT_EQ(CFL_UM, fn->flags & CFL_UM);
+	EXPECT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "2e"), &sel, err));
+	EXPECT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "2e", "-m", "41"),
+			    &sel, err));
+	/* codes wider than -f's byte are not listed */
+	EXPECT_EQ(NULL, pctr_find_event(CPU_CORE, 0xb7));
+}
+
+TEST(list_libpfm4_amd)
+{
+	size_t n;
+
+	setenv("LIBPFM_FORCE_PMU", "amd64_fam17h_zen1", 1);
+	pctr_events(CPU_AMD, &n);
+	EXPECT_GT(n, 40);
+	EXPECT_EQ(1, list_has(CPU_AMD, "RETIRED_INSTRUCTIONS"));
+	EXPECT_EQ(1, list_has(CPU_AMD, "LS_DISPATCH"));
+	/* AMD events never insist on -m (OpenBSD's AMD path has no check) */
+	{
+		const struct ctrfn *t = pctr_events(CPU_AMD, &n);
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			EXPECT_EQ(0, t[i].flags & CFL_UM) TH_LOG("%s", t[i].name);
+	}
+	/* an Intel model's table is not AMD's */
+	EXPECT_EQ(0, list_has(CPU_AMD, "HW_INTERRUPTS"));
+}
+
+TEST(list_unknown_model_builtin)
+{
+	/* no model libpfm4 knows: the built-in table */
+	EXPECT_EQ(1, list_has(CPU_CORE, "CPU_CLK_UNHALTED"));
+	EXPECT_EQ(0, list_has(CPU_CORE, "HW_INTERRUPTS"));
+}
+
+TEST(tsc_line)
+{
+	/* as OpenBSD: nothing at all for a processor without a table */
+	EXPECT_EQ(1, pctr_prints_tsc(CPU_CORE, 1));
+	EXPECT_EQ(1, pctr_prints_tsc(CPU_AMD, 1));
+	EXPECT_EQ(0, pctr_prints_tsc(CPU_CORE, 0));
+	EXPECT_EQ(0, pctr_prints_tsc(CPU_UNDEF, 1));
 }
 
 TEST_HARNESS_MAIN

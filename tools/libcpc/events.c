@@ -6,21 +6,25 @@
  * Four kinds of names are resolved here:
  *  - the generic PAPI_* events, mapped to perf's generic hardware and
  *    hardware-cache events so that perf picks the right code for the CPU;
- *  - the platform events of the running vendor (Intel: the architectural
- *    events and some common core events under their Intel names, with the
- *    fixed-counter names as aliases; AMD and Hygon: the Opteron-era names),
- *    as raw x86 event-select images;
+ *  - the platform events of the processor model, from libpfm4's table for
+ *    it (Intel: under Intel's published names, "inst_retired.any_p", or
+ *    libpfm4's, "INST_RETIRED:ANY_P"; AMD and Hygon: libpfm4's names), plus
+ *    a few names libpfm4 lacks: Intel's architectural events and
+ *    fixed-counter aliases, and illumos' Opteron-era AMD names that
+ *    programs such as uperf use; all as raw x86 event-select images;
  *  - raw numeric event codes (strtol base 0, the whole string);
  *  - Linux software events (sw_*), so that libcpc works without a PMU.
  * A raw config never has the USR, OS, INT or EN bits: the kernel derives
  * user/system counting from the request flags.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
 #include <sys/cpc_impl.h>
 
 #include "events.h"
@@ -30,6 +34,7 @@
 #define EVSEL_UMASK_SHIFT	8
 #define EVSEL_EDGE		(1ULL << 18)
 #define EVSEL_INV		(1ULL << 23)
+#define EVSEL_ANYTHREAD		(1ULL << 21)
 #define EVSEL_CMASK_SHIFT	24
 #define EVSEL_AMD_EVENT_HI(c)	((((uint64_t)(c) >> 8) & 0xf) << 32)
 
@@ -45,6 +50,17 @@ struct generic_event {
 	uint32_t type;
 	uint64_t config;
 };
+
+/*
+ * A generic event perf has no generic event for: the first of these libpfm4
+ * event names (Intel's, then AMD's) that the processor's model has.
+ */
+struct pfm_generic_event {
+	const char *name;
+	const char *pfm[3];
+};
+
+#define PFM_GENERIC(n, ...)	{ n, { __VA_ARGS__ } }
 
 /* PAPI_* names: perf's generic events. */
 static const struct generic_event generic_events[] = {
@@ -97,6 +113,32 @@ static const struct generic_event generic_events[] = {
 	{ "PAPI_tlb_im", PERF_TYPE_HW_CACHE,
 	  CACHE(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
 		PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "PAPI_l1_icr", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ,
+		PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+};
+
+/* perf has no generic event for these: the model's, from libpfm4 */
+static const struct pfm_generic_event pfm_generic_events[] = {
+	PFM_GENERIC("PAPI_br_cn", "BR_INST_RETIRED:CONDITIONAL",
+		    "RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS"),
+	PFM_GENERIC("PAPI_br_tkn", "BR_INST_RETIRED:NEAR_TAKEN",
+		    "RETIRED_TAKEN_BRANCH_INSTRUCTIONS"),
+	PFM_GENERIC("PAPI_br_ntk", "BR_INST_RETIRED:NOT_TAKEN"),
+	PFM_GENERIC("PAPI_hw_int", "HW_INTERRUPTS:RECEIVED",
+		    "INTERRUPTS_TAKEN"),
+	PFM_GENERIC("PAPI_ld_ins", "MEM_INST_RETIRED:ALL_LOADS",
+		    "MEM_UOPS_RETIRED:ALL_LOADS"),
+	PFM_GENERIC("PAPI_sr_ins", "MEM_INST_RETIRED:ALL_STORES",
+		    "MEM_UOPS_RETIRED:ALL_STORES"),
+	PFM_GENERIC("PAPI_res_stl", "RESOURCE_STALLS:ANY"),
+	PFM_GENERIC("PAPI_l2_tca", "L2_RQSTS:REFERENCES"),
+	PFM_GENERIC("PAPI_l2_tcm", "L2_RQSTS:MISS"),
+	PFM_GENERIC("PAPI_l2_ldm", "L2_RQSTS:DEMAND_DATA_RD_MISS"),
+	PFM_GENERIC("PAPI_l2_stm", "L2_RQSTS:RFO_MISS"),
+	PFM_GENERIC("PAPI_l2_ica", "L2_RQSTS:ALL_CODE_RD"),
+	PFM_GENERIC("PAPI_l2_icm", "L2_RQSTS:CODE_RD_MISS"),
+	PFM_GENERIC("PAPI_l2_dca", "L2_RQSTS:ALL_DEMAND_DATA_RD"),
 };
 
 /* Linux software events: listed with the platform events. */
@@ -136,7 +178,11 @@ struct raw_event {
 	int8_t arch_bit;	/* Intel: CPUID 0xA EBX bit, or -1 */
 };
 
-/* Intel architectural events, then common core events (Sandy Bridge on). */
+/*
+ * Intel's architectural events (CPUID leaf 0xA), which need no model table:
+ * offered on every Intel model, as CPUID says.  libpfm4's model table, when
+ * it has the name, gives the encoding.
+ */
 static const struct raw_event intel_events[] = {
 	{ "cpu_clk_unhalted.thread_p", 0x3c, 0x00, 0 },
 	{ "inst_retired.any_p", 0xc0, 0x00, 1 },
@@ -145,30 +191,12 @@ static const struct raw_event intel_events[] = {
 	{ "longest_lat_cache.miss", 0x2e, 0x41, 4 },
 	{ "br_inst_retired.all_branches", 0xc4, 0x00, 5 },
 	{ "br_misp_retired.all_branches", 0xc5, 0x00, 6 },
-	{ "ld_blocks.store_forward", 0x03, 0x02, -1 },
-	{ "dtlb_load_misses.miss_causes_a_walk", 0x08, 0x01, -1 },
-	{ "uops_issued.any", 0x0e, 0x01, -1 },
-	{ "l2_rqsts.miss", 0x24, 0x3f, -1 },
-	{ "l2_rqsts.references", 0x24, 0xff, -1 },
-	{ "dtlb_store_misses.miss_causes_a_walk", 0x49, 0x01, -1 },
-	{ "l1d.replacement", 0x51, 0x01, -1 },
-	{ "itlb_misses.miss_causes_a_walk", 0x85, 0x01, -1 },
-	{ "resource_stalls.any", 0xa2, 0x01, -1 },
-	{ "uops_retired.retire_slots", 0xc2, 0x02, -1 },
-	{ "br_inst_retired.conditional", 0xc4, 0x01, -1 },
-	{ "br_inst_retired.near_call", 0xc4, 0x02, -1 },
-	{ "br_inst_retired.near_return", 0xc4, 0x08, -1 },
-	{ "br_misp_retired.conditional", 0xc5, 0x01, -1 },
-	{ "mem_inst_retired.all_loads", 0xd0, 0x81, -1 },
-	{ "mem_inst_retired.all_stores", 0xd0, 0x82, -1 },
-	{ "mem_load_retired.l1_hit", 0xd1, 0x01, -1 },
-	{ "mem_load_retired.l2_hit", 0xd1, 0x02, -1 },
-	{ "mem_load_retired.l3_hit", 0xd1, 0x04, -1 },
-	{ "mem_load_retired.l1_miss", 0xd1, 0x08, -1 },
-	{ "mem_load_retired.l3_miss", 0xd1, 0x20, -1 },
 };
 
-/* AMD (and Hygon) events, under the Opteron-era names. */
+/*
+ * AMD (and Hygon) events under illumos' Opteron-era names, which libpfm4
+ * does not have and programs such as uperf use.
+ */
 static const struct raw_event amd_events[] = {
 	{ "FP_dispatched_fpu_ops", 0x00, 0x3f, -1 },
 	{ "FP_cycles_no_fpu_ops_retired", 0x01, 0x00, -1 },
@@ -423,21 +451,317 @@ static const struct raw_event *raw_table(const struct cpcev_cpu *cpu,
 	}
 }
 
+static const struct raw_event *find_raw_any(const struct cpcev_cpu *cpu,
+					    const char *name)
+{
+	const struct raw_event *raw;
+	size_t i, n;
+
+	raw = raw_table(cpu, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(raw[i].name, name))
+			return &raw[i];
+	return NULL;
+}
+
+/* ---- libpfm4 ------------------------------------------------------------- */
+
+/* Event-select bits a config never carries: USR, OS, PC, INT, EN. */
+#define EVSEL_PRIV_BITS		(1ULL << 16 | 1ULL << 17 | 1ULL << 19 | \
+				 1ULL << 20 | 1ULL << 22)
+#define PFM_NAME_MAX		160
+
+static int amd_like(const struct cpcev_cpu *cpu)
+{
+	return cpu->vendor == CPCEV_AMD || cpu->vendor == CPCEV_HYGON;
+}
+
+int cpcev_cpu_pfm(struct cpcev_cpu *cpu)
+{
+	pfm_pmu_info_t info;
+	int best_events = 0;
+	pfm_pmu_t pmu;
+
+	static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+	int ret;
+
+	cpu->pfm_pmu = 0;
+	cpu->pfm_name[0] = '\0';
+	if (cpu->vendor == CPCEV_OTHER)
+		return 0;
+	/* cpc_open() may run in several threads; libpfm4's setup may not */
+	pthread_mutex_lock(&init_lock);
+	ret = pfm_initialize();
+	pthread_mutex_unlock(&init_lock);
+	if (ret != PFM_SUCCESS)
+		return 0;
+	pfm_for_all_pmus(pmu) {
+		int amd;
+
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS ||
+		    !info.is_present || info.type != PFM_PMU_TYPE_CORE)
+			continue;
+		amd = !strncmp(info.name, "amd64", 5);
+		if (amd != amd_like(cpu))
+			continue;
+		/* the model's table rather than the architectural one */
+		if (info.nevents <= best_events)
+			continue;
+		best_events = info.nevents;
+		cpu->pfm_pmu = pmu;
+		snprintf(cpu->pfm_name, sizeof(cpu->pfm_name), "%s", info.name);
+	}
+	return cpu->pfm_pmu != 0;
+}
+
+/*
+ * The libpfm4 spelling of name on cpu's PMU ("skl::INST_RETIRED:ANY_P"):
+ * Intel's dotted names become libpfm4's by their dots.  0 if name cannot
+ * be one of the PMU's events.
+ */
+static int pfm_spell(const struct cpcev_cpu *cpu, const char *name,
+		     char *buf, size_t len)
+{
+	size_t n;
+	char *p;
+
+	if (!cpu->pfm_pmu || !*name || strpbrk(name, "=, \t") ||
+	    !isalpha((unsigned char)name[0]))
+		return 0;
+	n = snprintf(buf, len, "%s::%s", cpu->pfm_name, name);
+	if (n >= len)
+		return 0;
+	for (p = buf + strlen(cpu->pfm_name) + 2; *p; p++)
+		if (*p == '.')
+			*p = ':';
+	return 1;
+}
+
+/* The unit-mask bits an event has: the OR of its unit masks' codes. */
+static uint64_t pfm_valid_umask(int idx)
+{
+	pfm_event_info_t ev;
+	pfm_event_attr_info_t a;
+	uint64_t valid = 0;
+	int i;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.size = sizeof(ev);
+	if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS)
+		return 0;
+	for (i = 0; i < ev.nattrs; i++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &a) ==
+		    PFM_SUCCESS && a.type == PFM_ATTR_UMASK)
+			valid |= a.code & 0xff;
+	}
+	return valid;
+}
+
+/*
+ * Look name up in libpfm4's table of cpu's model: 1 with the raw config
+ * (event select, unit mask, and any edge/inv/cmask the event implies) and
+ * the event's valid unit-mask bits, else 0.  An AMD event named without a
+ * unit mask that needs one counts all of them, as libcpc's AMD tables do.
+ */
+static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
+		      uint64_t *config, uint64_t *valid)
+{
+	char spelled[PFM_NAME_MAX];
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	int ret, idx;
+
+	if (!pfm_spell(cpu, name, spelled, sizeof(spelled)))
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.attr = &attr;
+	ret = pfm_get_os_event_encoding(spelled, PFM_PLM3, PFM_OS_PERF_EVENT,
+					&arg);
+	if (ret == PFM_SUCCESS) {
+		/*
+		 * Not offered: events that need more than the event select
+		 * (config1), and Intel's AnyThread events (bit 21), which
+		 * count the other hyperthread too and which pmcompat refuses.
+		 */
+		if (attr.type != PERF_TYPE_RAW || attr.config1 ||
+		    attr.config2 || (attr.config & EVSEL_ANYTHREAD))
+			return 0;
+		*config = attr.config & ~EVSEL_PRIV_BITS;
+		*valid = pfm_valid_umask(arg.idx);
+		return 1;
+	}
+	if (ret != PFM_ERR_UMASK || !amd_like(cpu) || strchr(name, '.'))
+		return 0;
+	idx = pfm_find_event(spelled);
+	if (idx < 0)
+		return 0;
+	{
+		pfm_event_info_t ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.size = sizeof(ev);
+		if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS)
+			return 0;
+		*valid = pfm_valid_umask(idx);
+		*config = EVSEL_EVENT(ev.code) | EVSEL_AMD_EVENT_HI(ev.code) |
+			  *valid << EVSEL_UMASK_SHIFT;
+	}
+	return 1;
+}
+
+/*
+ * An Intel architectural event that CPUID says is absent is absent whatever
+ * the model table says.
+ */
+static int arch_hidden(const struct cpcev_cpu *cpu, const char *name)
+{
+	const struct raw_event *r;
+	char lower[PFM_NAME_MAX];
+	size_t i;
+
+	if (cpu->vendor != CPCEV_INTEL)
+		return 0;
+	for (i = 0; name[i] && i < sizeof(lower) - 1; i++)
+		lower[i] = name[i] == ':' ? '.' :
+			   tolower((unsigned char)name[i]);
+	lower[i] = '\0';
+	r = find_raw_any(cpu, lower);
+	return r && !intel_listed(cpu, r);
+}
+
+struct pfm_walk {
+	const struct cpcev_cpu *cpu;
+	void (*fn)(void *arg, const char *name);
+	void *arg;
+};
+
+static void walk_one_name(struct pfm_walk *w, const char *name)
+{
+	uint64_t config, valid;
+
+	/* the architectural events are listed from their own table */
+	if (arch_hidden(w->cpu, name) || find_raw_any(w->cpu, name))
+		return;
+	if (pfm_lookup(w->cpu, name, &config, &valid))
+		w->fn(w->arg, name);
+}
+
+/*
+ * libpfm4's events for cpu: Intel's as Intel publishes them, one name per
+ * unit mask ("br_inst_retired.near_taken"); AMD's by libpfm4's event name,
+ * the unit masks being the "umask" attribute.
+ */
+static void pfm_walk_events(const struct cpcev_cpu *cpu,
+			    void (*fn)(void *arg, const char *name), void *arg)
+{
+	struct pfm_walk w = { cpu, fn, arg };
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t ev;
+	pfm_event_attr_info_t a;
+	char name[PFM_NAME_MAX];
+	int idx, i, numasks;
+	char *p;
+
+	if (!cpu->pfm_pmu)
+		return;
+	memset(&pinfo, 0, sizeof(pinfo));
+	pinfo.size = sizeof(pinfo);
+	if (pfm_get_pmu_info(cpu->pfm_pmu, &pinfo) != PFM_SUCCESS)
+		return;
+	for (idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+		memset(&ev, 0, sizeof(ev));
+		ev.size = sizeof(ev);
+		if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS)
+			continue;
+		numasks = 0;
+		for (i = 0; cpu->vendor == CPCEV_INTEL && i < ev.nattrs; i++) {
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &a) !=
+			    PFM_SUCCESS || a.type != PFM_ATTR_UMASK)
+				continue;
+			numasks++;
+			if ((size_t)snprintf(name, sizeof(name), "%s.%s",
+					     ev.name, a.name) >= sizeof(name))
+				continue;
+			for (p = name; *p; p++)
+				*p = tolower((unsigned char)*p);
+			walk_one_name(&w, name);
+		}
+		if (numasks)
+			continue;
+		if ((size_t)snprintf(name, sizeof(name), "%s", ev.name) >=
+		    sizeof(name))
+			continue;
+		if (cpu->vendor == CPCEV_INTEL)
+			for (p = name; *p; p++)
+				*p = tolower((unsigned char)*p);
+		walk_one_name(&w, name);
+	}
+}
+
+/* ---- names, again -------------------------------------------------------- */
+
+/* A libpfm4-backed generic event this processor has: 1 with its config. */
+static int pfm_generic_on(const struct cpcev_cpu *cpu,
+			  const struct pfm_generic_event *g,
+			  struct cpcev_perf *out)
+{
+	uint64_t config, valid;
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(g->pfm) && g->pfm[i]; i++) {
+		if (!pfm_lookup(cpu, g->pfm[i], &config, &valid))
+			continue;
+		if (out) {
+			out->type = PERF_TYPE_RAW;
+			out->config = config;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int generic_on(const struct generic_event *g, struct cpcev_perf *out)
+{
+	if (out) {
+		out->type = g->type;
+		out->config = g->config;
+	}
+	return 1;
+}
+
 void cpcev_walk(const struct cpcev_cpu *cpu, int classes,
 		void (*fn)(void *arg, const char *name), void *arg)
 {
 	const struct raw_event *raw;
 	size_t i, n;
 
-	if (classes & CPCEV_GENERIC)
+	if (classes & CPCEV_GENERIC) {
 		for (i = 0; i < ARRAY_LEN(generic_events); i++)
 			fn(arg, generic_events[i].name);
+		for (i = 0; i < ARRAY_LEN(pfm_generic_events); i++)
+			if (pfm_generic_on(cpu, &pfm_generic_events[i], NULL))
+				fn(arg, pfm_generic_events[i].name);
+	}
 	if (!(classes & CPCEV_PLATFORM))
 		return;
 	raw = raw_table(cpu, &n);
-	for (i = 0; i < n; i++)
-		if (cpu->vendor != CPCEV_INTEL || intel_listed(cpu, &raw[i]))
+	for (i = 0; i < n; i++) {
+		if (cpu->vendor != CPCEV_INTEL) {
 			fn(arg, raw[i].name);
+			continue;
+		}
+		if (intel_listed(cpu, &raw[i]))
+			fn(arg, raw[i].name);
+	}
+	pfm_walk_events(cpu, fn, arg);
 	if (cpu->vendor == CPCEV_INTEL)
 		for (i = 0; i < ARRAY_LEN(intel_fixed_events); i++)
 			fn(arg, intel_fixed_events[i].name);
@@ -456,33 +780,60 @@ static const struct generic_event *find_generic(const struct generic_event *t,
 	return NULL;
 }
 
-/* A generic, fixed-alias or software event: no attributes, no raw code. */
-static const struct generic_event *find_named(const struct cpcev_cpu *cpu,
-					      const char *name)
+/*
+ * A generic, fixed-alias or software event: no attributes, no raw code.
+ * 1 with its perf event.
+ */
+static int find_named(const struct cpcev_cpu *cpu, const char *name,
+		      struct cpcev_perf *out)
 {
 	const struct generic_event *e;
+	size_t i;
 
+	for (i = 0; i < ARRAY_LEN(pfm_generic_events); i++)
+		if (!strcmp(pfm_generic_events[i].name, name))
+			return pfm_generic_on(cpu, &pfm_generic_events[i], out);
 	e = find_generic(generic_events, ARRAY_LEN(generic_events), name);
 	if (!e)
 		e = find_generic(sw_events, ARRAY_LEN(sw_events), name);
 	if (!e && cpu->vendor == CPCEV_INTEL)
 		e = find_generic(intel_fixed_events,
 				 ARRAY_LEN(intel_fixed_events), name);
-	return e;
+	return e && generic_on(e, out);
 }
 
-static const struct raw_event *find_raw(const struct cpcev_cpu *cpu,
-					const char *name)
+/*
+ * A platform event: 1 with its event code, default unit mask and the valid
+ * unit-mask bits (AMD), or the whole config from libpfm4 (*code = -1).
+ */
+static int find_platform(const struct cpcev_cpu *cpu, const char *name,
+			 long *code, uint64_t *umask, uint64_t *valid,
+			 uint64_t *config)
 {
-	const struct raw_event *raw;
-	size_t i, n;
+	const struct raw_event *r = find_raw_any(cpu, name);
 
-	raw = raw_table(cpu, &n);
-	for (i = 0; i < n; i++)
-		if (!strcmp(raw[i].name, name) &&
-		    (cpu->vendor != CPCEV_INTEL || intel_listed(cpu, &raw[i])))
-			return &raw[i];
-	return NULL;
+	if (r && cpu->vendor == CPCEV_INTEL && !intel_listed(cpu, r))
+		return 0;
+	if (arch_hidden(cpu, name))
+		return 0;
+	/* illumos' AMD names first: libpfm4 does not know them */
+	if (r && cpu->vendor != CPCEV_INTEL) {
+		*code = r->code;
+		*umask = r->umask;
+		*valid = r->umask;
+		return 1;
+	}
+	if (pfm_lookup(cpu, name, config, valid)) {
+		*code = -1;
+		return 1;
+	}
+	if (r) {
+		*code = r->code;
+		*umask = r->umask;
+		*valid = ATTR_MAX_MASK;
+		return 1;
+	}
+	return 0;
 }
 
 /* A raw numeric code: 1 and *code if the whole string parses. */
@@ -499,11 +850,13 @@ static int parse_code(const char *s, long *code)
 
 int cpcev_known(const struct cpcev_cpu *cpu, const char *event)
 {
+	uint64_t umask, valid, config;
 	long code;
 	int saved = errno;
 	int ok;
 
-	if (find_named(cpu, event) || find_raw(cpu, event))
+	if (find_named(cpu, event, NULL) ||
+	    find_platform(cpu, event, &code, &umask, &valid, &config))
 		return 1;
 	ok = parse_code(event, &code);
 	errno = saved;
@@ -514,31 +867,28 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 		  const struct cpcev_attr *attrs, unsigned int nattrs,
 		  struct cpcev_perf *out)
 {
-	const struct generic_event *g;
-	const struct raw_event *r;
-	uint64_t umask, valid = ATTR_MAX_MASK, cmask = 0, config;
-	int edge = 0, inv = 0, saved = errno;
-	int amd = cpu->vendor == CPCEV_AMD || cpu->vendor == CPCEV_HYGON;
+	uint64_t umask = 0, valid = ATTR_MAX_MASK, cmask = 0, config = 0;
+	int edge = 0, inv = 0, saved = errno, have_cmask = 0;
+	int amd = amd_like(cpu);
 	unsigned long max_code;
 	unsigned int i;
 	long code;
 
-	g = find_named(cpu, event);
-	if (g) {
+	if (find_named(cpu, event, out)) {
 		for (i = 0; i < nattrs; i++)
 			if (strcmp(attrs[i].name, "picnum"))
 				return CPC_ATTRIBUTE_OUT_OF_RANGE;
-		out->type = g->type;
-		out->config = g->config;
 		return 0;
 	}
 
-	r = find_raw(cpu, event);
-	if (r) {
-		code = r->code;
-		umask = r->umask;
-		if (amd)
-			valid = r->umask;
+	if (find_platform(cpu, event, &code, &umask, &valid, &config)) {
+		if (!amd)
+			valid = ATTR_MAX_MASK;
+		if (code >= 0)
+			config = EVSEL_EVENT(code) |
+				 umask << EVSEL_UMASK_SHIFT;
+		if (amd && code >= 0)
+			config |= EVSEL_AMD_EVENT_HI(code);
 	} else {
 		int ok = parse_code(event, &code);
 
@@ -546,7 +896,9 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 		max_code = amd ? 0xfff : 0xff;
 		if (!ok || code < 0 || (unsigned long)code > max_code)
 			return CPC_INVALID_EVENT;
-		umask = 0;
+		config = EVSEL_EVENT(code);
+		if (amd)
+			config |= EVSEL_AMD_EVENT_HI(code);
 	}
 
 	for (i = 0; i < nattrs; i++) {
@@ -560,13 +912,19 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 		if (!strcmp(n, "umask") || !strcmp(n, "cmask")) {
 			if (v > ATTR_MAX_MASK)
 				return CPC_ATTRIBUTE_OUT_OF_RANGE;
-			/* A unit mask replaces the event's, never widens it. */
+			/*
+			 * A unit mask replaces the event's (Intel); on AMD it
+			 * must be within the event's valid bits.
+			 */
 			if (n[0] == 'u' && (v & ~valid))
 				return CPC_ATTRIBUTE_OUT_OF_RANGE;
-			if (n[0] == 'u')
-				umask = v;
-			else
+			if (n[0] == 'u') {
+				config &= ~(0xffULL << EVSEL_UMASK_SHIFT);
+				config |= v << EVSEL_UMASK_SHIFT;
+			} else {
 				cmask = v;
+				have_cmask = 1;
+			}
 		} else if (!strcmp(n, "edge")) {
 			edge = v != 0;
 		} else if (!strcmp(n, "inv")) {
@@ -575,14 +933,14 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 		/* "pc" (AMD): accepted, no effect (perf owns the pins). */
 	}
 
-	config = EVSEL_EVENT(code) | umask << EVSEL_UMASK_SHIFT |
-		 cmask << EVSEL_CMASK_SHIFT;
+	if (have_cmask) {
+		config &= ~(0xffULL << EVSEL_CMASK_SHIFT);
+		config |= cmask << EVSEL_CMASK_SHIFT;
+	}
 	if (edge)
 		config |= EVSEL_EDGE;
 	if (inv)
 		config |= EVSEL_INV;
-	if (amd)
-		config |= EVSEL_AMD_EVENT_HI(code);
 	out->type = PERF_TYPE_RAW;
 	out->config = config;
 	return 0;

@@ -26,6 +26,8 @@ struct cpcev_cpu {
 	unsigned int pmu_version;	/* Intel CPUID 0xA EAX[7:0] */
 	unsigned int arch_len;		/* Intel CPUID 0xA EAX[31:24] */
 	uint32_t arch_unavail;		/* Intel CPUID 0xA EBX */
+	int pfm_pmu;			/* libpfm4's pfm_pmu_t, 0: none */
+	char pfm_name[32];		/* its name, e.g. "skl" */
 };
 
 /* The event classes of cpcev_walk(). */
@@ -50,6 +52,14 @@ struct cpcev_perf {
  */
 void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
 		    uint32_t eax1, uint32_t eax_a, uint32_t ebx_a);
+
+/*
+ * Choose the libpfm4 core PMU of the processor: the one libpfm4 detected
+ * (pfm_initialize() reads CPUID) whose vendor is cpu's.  Without one (a
+ * model libpfm4 does not know) only the generic, architectural, software
+ * and raw events exist.  Returns 1 if a PMU was chosen.
+ */
+int cpcev_cpu_pfm(struct cpcev_cpu *cpu);
 
 /* cpc_cciname() and cpc_cpuref() texts. */
 void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len);

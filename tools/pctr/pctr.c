@@ -119,7 +119,7 @@ static void pctr_printvals(const struct pctrst *st)
 				 st->pctr_fn[i], st->pctr_hwc[i]);
 		fputs(buf, stdout);
 	}
-	if (tsc_avail) {
+	if (pctr_prints_tsc(cpu_type, tsc_avail)) {
 		pctr_fmt_tsc(buf, sizeof(buf), st->pctr_tsc);
 		fputs(buf, stdout);
 	}

@@ -4,12 +4,14 @@
  */
 #include <sys/cdefs.h>
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <machine/pctr.h>
+#include <perfmon/pfmlib.h>
 
 #include "pctr_fmt.h"
 
@@ -400,7 +402,178 @@ int pctr_check_opts(const struct pctr_opts *o)
 	return PCTR_OPT_OK;
 }
 
-const struct ctrfn *pctr_events(int cpu, size_t *n)
+/* ---- libpfm4's table of the processor model ------------------------------ */
+
+static struct ctrfn *pfm_tab;
+static int *pfm_numasks;	/* unit masks of each pfm_tab event */
+static size_t pfm_n;
+static int pfm_done = -1;	/* the cpu class pfm_tab was built for */
+
+/* The core PMU libpfm4 detected for the vendor: most events wins. */
+static pfm_pmu_t pfm_core_pmu(int cpu)
+{
+	pfm_pmu_info_t info;
+	pfm_pmu_t pmu, best = PFM_PMU_NONE;
+	int best_events = 0;
+
+	if ((cpu != CPU_CORE && cpu != CPU_AMD) ||
+	    pfm_initialize() != PFM_SUCCESS)
+		return PFM_PMU_NONE;
+	pfm_for_all_pmus(pmu) {
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS ||
+		    !info.is_present || info.type != PFM_PMU_TYPE_CORE)
+			continue;
+		if (!strncmp(info.name, "amd64", 5) != (cpu == CPU_AMD))
+			continue;
+		if (info.nevents > best_events) {
+			best_events = info.nevents;
+			best = pmu;
+		}
+	}
+	return best;
+}
+
+/* "Unit masks: NAME=xx, ..." and whether one is the default. */
+static char *pfm_umask_text(int idx, const pfm_event_info_t *ev, int *dfl,
+			    int *numasks)
+{
+	pfm_event_attr_info_t a;
+	char *txt = NULL;
+	size_t len = 0;
+	int i;
+
+	*dfl = 0;
+	*numasks = 0;
+	for (i = 0; i < ev->nattrs; i++) {
+		char item[160];
+		char *n;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &a) !=
+		    PFM_SUCCESS || a.type != PFM_ATTR_UMASK)
+			continue;
+		if (a.is_dfl)
+			*dfl = 1;
+		snprintf(item, sizeof(item), "%s%s=%02llx",
+			 *numasks ? ", " : "  Unit masks: ", a.name,
+			 (unsigned long long)(a.code & 0xff));
+		(*numasks)++;
+		n = realloc(txt, len + strlen(item) + 2);
+		if (!n)
+			break;
+		txt = n;
+		strcpy(txt + len, item);
+		len += strlen(item);
+	}
+	if (txt)
+		strcpy(txt + len, ".");
+	return txt;
+}
+
+/*
+ * libpfm4's events for the model, as pctr list entries: event code (only
+ * the 8-bit ones -f can name), libpfm4's name, its description and unit
+ * masks.  An Intel event with unit masks but no default one needs -m.  The
+ * MESI, any-agent and edge flags of the built-in table carry over.
+ */
+static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
+{
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t ev;
+	pfm_pmu_t pmu = pfm_core_pmu(cpu);
+	struct ctrfn *t;
+	int idx;
+	size_t i;
+
+	pfm_done = cpu;
+	if (pmu == PFM_PMU_NONE)
+		return;
+	memset(&pinfo, 0, sizeof(pinfo));
+	pinfo.size = sizeof(pinfo);
+	if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || pinfo.nevents <= 0)
+		return;
+	t = calloc((size_t)pinfo.nevents, sizeof(*t));
+	pfm_numasks = calloc((size_t)pinfo.nevents, sizeof(*pfm_numasks));
+	if (!t || !pfm_numasks) {
+		free(t);
+		return;
+	}
+	for (idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+		struct ctrfn *f = &t[pfm_n];
+		char *um, *desc;
+		int dfl, numasks;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.size = sizeof(ev);
+		if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS ||
+		    ev.code > PCTR_MAX_FUNCT || pfm_n >= (size_t)pinfo.nevents)
+			continue;
+		um = pfm_umask_text(idx, &ev, &dfl, &numasks);
+		/*
+		 * One entry per code.  libpfm4's Intel tables also have the
+		 * architectural aliases (INSTRUCTION_RETIRED for INST_RETIRED):
+		 * the event with the most unit masks, the model's own, wins.
+		 */
+		for (i = 0; i < pfm_n; i++)
+			if (t[i].fn == ev.code)
+				break;
+		if (i < pfm_n) {
+			if (numasks <= pfm_numasks[i]) {
+				free(um);
+				continue;
+			}
+			free((char *)t[i].name);
+			free((char *)t[i].desc);
+			f = &t[i];
+		} else {
+			pfm_n++;
+		}
+		desc = malloc(strlen(ev.desc ? ev.desc : "") +
+			      (um ? strlen(um) : 0) + 2);
+		if (desc) {
+			size_t dl;
+
+			strcpy(desc, ev.desc ? ev.desc : "");
+			dl = strlen(desc);
+			if (um && dl && desc[dl - 1] != '.')
+				strcat(desc, ".");
+			if (um)
+				strcat(desc, um);
+		}
+		free(um);
+		pfm_numasks[f - t] = numasks;
+		f->fn = (uint32_t)ev.code;
+		f->name = strdup(ev.name);
+		f->desc = desc;
+		/* as OpenBSD, only Intel events insist on -m */
+		f->flags = cpu == CPU_CORE && numasks && !dfl ? CFL_UM : 0;
+		for (i = 0; i < nhand; i++)
+			if (hand[i].fn == f->fn)
+				f->flags |= hand[i].flags &
+					    (CFL_MESI | CFL_SA | CFL_ED);
+		if (!f->name)
+			f->name = "?";
+	}
+	if (!pfm_n) {
+		free(t);
+		return;
+	}
+	/* in code order, as the built-in tables */
+	for (i = 1; i < pfm_n; i++) {
+		struct ctrfn x = t[i];
+		size_t j = i;
+
+		for (; j > 0 && t[j - 1].fn > x.fn; j--)
+			t[j] = t[j - 1];
+		t[j] = x;
+	}
+	pfm_tab = t;
+}
+
+static const struct ctrfn *hand_events(int cpu, size_t *n)
 {
 	switch (cpu) {
 	case CPU_CORE:
@@ -413,6 +586,25 @@ const struct ctrfn *pctr_events(int cpu, size_t *n)
 		*n = 0;
 		return NULL;
 	}
+}
+
+const struct ctrfn *pctr_events(int cpu, size_t *n)
+{
+	const struct ctrfn *hand = hand_events(cpu, n);
+
+	if (pfm_done != cpu && pfm_done < 0)
+		pfm_build(cpu, hand, *n);
+	if (pfm_done == cpu && pfm_tab) {
+		*n = pfm_n;
+		return pfm_tab;
+	}
+	return hand;
+}
+
+int pctr_prints_tsc(int cpu, int tsc_avail)
+{
+	/* OpenBSD's pctr prints nothing at all for an unknown processor */
+	return tsc_avail && pctr_num_counters(cpu) > 0;
 }
 
 const struct ctrfn *pctr_find_event(int cpu, unsigned int fn)
@@ -464,7 +656,7 @@ int pctr_build_sel(int cpu, const struct pctr_opts *o, uint32_t *sel,
 		}
 		if (fn->flags & CFL_ED)
 			val |= PCTR_E;
-		if ((fn->flags & CFL_UM) && !o->umask_set) {
+		if ((fn->flags & CFL_UM) && !o->umask) {
 			set_err(err, errlen,
 				"function %02x needs unit mask specification",
 				o->func);

@@ -95,7 +95,15 @@ int pctr_apply_opt(int cpu, struct pctr_opts *o, int ch, const char *arg,
 /* Checks across options once getopt is done: PCTR_OPT_OK or _USAGE. */
 int pctr_check_opts(const struct pctr_opts *o);
 
+/*
+ * The events of the processor: libpfm4's table of the model when libpfm4
+ * knows it (pfm_initialize() detects it from CPUID), else the built-in
+ * table of the vendor.  Built once per process, for one cpu class.
+ */
 const struct ctrfn *pctr_events(int cpu, size_t *n);
+
+/* Whether read mode prints the TSC line: as OpenBSD, not for CPU_UNDEF. */
+int pctr_prints_tsc(int cpu, int tsc_avail);
 const struct ctrfn *pctr_find_event(int cpu, unsigned int fn);
 
 /*
