@@ -143,6 +143,7 @@ static DEFINE_PER_CPU(struct fakepmu_cpu, fakepmu_cpus);
 
 static bool fakepmu_amd;
 static atomic_t fakepmu_nmi_overflows = ATOMIC_INIT(0);
+static atomic_t fakepmu_events_made = ATOMIC_INIT(0);
 
 static int (*fakepmu_overflow)(struct perf_event *event,
 			       struct perf_sample_data *data,
@@ -399,6 +400,7 @@ static int fakepmu_event_init(struct perf_event *event)
 		hwc->last_period = hwc->sample_period;
 		local64_set(&hwc->period_left, hwc->sample_period);
 	}
+	atomic_inc(&fakepmu_events_made);
 	return 0;
 }
 
@@ -976,6 +978,7 @@ static int __init fakepmu_init(void)
 	debugfs_create_file("inject", 0200, fakepmu_dir, NULL, &fakepmu_inject_fops);
 	debugfs_create_file("state", 0400, fakepmu_dir, NULL, &fakepmu_state_fops);
 	debugfs_create_atomic_t("nmi_overflows", 0400, fakepmu_dir, &fakepmu_nmi_overflows);
+	debugfs_create_atomic_t("events_made", 0400, fakepmu_dir, &fakepmu_events_made);
 	if (hybrid)
 		pr_info("test PMUs registered: cpu_core (type %d, CPUs %*pbl, %u counters), cpu_atom (type %d, CPUs %*pbl, %u counters), %d bits\n",
 			fakepmu_pmus[0].pmu.type, cpumask_pr_args(&fakepmu_pmus[0].cpus),
