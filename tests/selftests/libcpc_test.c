@@ -2937,4 +2937,57 @@ TEST_F(libcpc, buffer_arithmetic)
 	EXPECT_EQ(0, cpc_close(cpc));
 }
 
+static unsigned long long tsc_now(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+	return ((unsigned long long)hi << 32) | lo;
+}
+
+/*
+ * cpc_buf_create(3CPC): the tick is the TSC cycles since the set was
+ * bound, not the time-stamp counter itself; for LWP and CPU bindings.
+ */
+TEST(buffer_tick_counts_from_the_bind)
+{
+	unsigned long long t0, t1, tick1, tick2;
+	cpc_buf_t *buf;
+	cpc_set_t *set;
+	cpc_t *cpc;
+	int pass;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	ASSERT_EQ(0, pin_to_cpu(2));
+	for (pass = 0; pass < 2; pass++) {
+		cpc = cpc_open(CPC_VER_CURRENT);
+		ASSERT_NE(NULL, cpc);
+		set = cpc_set_create(cpc);
+		ASSERT_NE(NULL, set);
+		ASSERT_EQ(0, cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0, USR, 0, NULL));
+		buf = cpc_buf_create(cpc, set);
+		ASSERT_NE(NULL, buf);
+		t0 = tsc_now();
+		if (pass) {
+			ASSERT_EQ(0, cpc_bind_cpu(cpc, 2, set, 0));
+		} else {
+			ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0));
+		}
+		usleep(20000);
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+		tick1 = cpc_buf_tick(cpc, buf);
+		usleep(20000);
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+		tick2 = cpc_buf_tick(cpc, buf);
+		t1 = tsc_now();
+		EXPECT_LT(0ULL, tick1) TH_LOG("pass %d", pass);
+		EXPECT_LT(tick1, tick2) TH_LOG("pass %d", pass);
+		EXPECT_GT(t1 - t0, tick2)
+			TH_LOG("pass %d: tick %llu is not counted from the bind (%llu cycles ago)",
+			       pass, tick2, t1 - t0);
+		EXPECT_EQ(0, cpc_close(cpc));
+	}
+}
+
 TEST_HARNESS_MAIN
