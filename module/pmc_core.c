@@ -315,7 +315,7 @@ static void pmc_idle_probe(void *data, unsigned int state, unsigned int cpu)
 				event->pmu->read(event);
 		}
 	}
-	/* The counts above, then the sequence going idle moves on from. */
+	/* Release: the counts above, then the sequence going idle moves on from. */
 	smp_store_release(this_cpu_ptr(&pmc_fold_seq),
 			  (long)(unsigned int)PMC_CT_SEQ(this));
 }
@@ -323,8 +323,10 @@ static void pmc_idle_probe(void *data, unsigned int state, unsigned int cpu)
 /* Has cpu run nothing but its idle loop since it folded its counts? */
 static bool pmc_idle_folded(int cpu)
 {
-	long fold = smp_load_acquire(per_cpu_ptr(&pmc_fold_seq, cpu));
+	long fold;
 
+	/* Pairs with the probe's release: the folded counts come with it. */
+	fold = smp_load_acquire(per_cpu_ptr(&pmc_fold_seq, cpu));
 	if (fold < 0)
 		return false;
 	return (((unsigned int)PMC_CT_SEQ(cpu) - (unsigned int)fold) & PMC_CT_MASK) ==
@@ -585,7 +587,8 @@ static u64 pmc_event_count(struct perf_event *event)
 		else if (cpu < 0 || !pmc_idle_folded(cpu))
 			goto remote;
 	}
-	smp_rmb();	/* the count perf left before it changed the state */
+	/* Pairs with perf updating the count before it changes the state. */
+	smp_rmb();
 	v = local64_read(&event->count) + atomic64_read(&event->child_count);
 	local_irq_restore(flags);
 	return v;
