@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmc_bench: the cost of each legacy read/start/stop path next to the perf
+ * call it wraps, in guest instructions per call (issue 14).
+ *
+ * Run by "make bench" in the stock lane under QEMU -icount shift=0: the
+ * guest's TSC then advances by one per executed instruction, so rdtsc
+ * differences are instruction counts and repeat from run to run.  The guest
+ * boots with one CPU online (maxcpus=1); this program onlines CPUs 1..7 as it
+ * goes and measures every operation with 1, 4 and 8 CPUs online, pinned to
+ * CPU 0.
+ *
+ * Each figure is the median of RUNS runs of N calls, minus the same loop
+ * around an empty call.  Output: a markdown table on stdout, framed as TAP
+ * (one "ok" per CPU count) so that tests/vm/run-lane can count it.
+ */
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <machine/pctr.h>
+#include <machine/perfmon.h>
+#include <libcpc.h>
+#include "../selftests/pmc_test_util.h"
+
+#define EV_INSTR	0x00c0
+#define EV_CYCLES	0x003c
+#define EV_BRANCH	0x00c4
+#define EV_BRMISS	0x00c5
+
+#define RUNS		7
+#define MAX_OPS		32
+#define MAX_CONFIGS	3
+
+static const int cpu_configs[MAX_CONFIGS] = { 1, 4, 8 };
+
+struct op {
+	const char *name;
+	int n;				/* calls per run */
+	int (*setup)(void);		/* 0 or -errno; NULL: none */
+	int (*call)(void);		/* the measured call; 0 or -errno */
+	void (*teardown)(void);
+	double ipc[MAX_CONFIGS];	/* instructions per call; <0: failed */
+	double spread[MAX_CONFIGS];	/* (max - min) / median of the runs */
+	char note[MAX_CONFIGS][96];
+};
+
+/* rdtsc() is <machine/pctr.h>'s. */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One run: cycles of n calls of fn; -1 when a call fails. */
+static int time_run(int (*fn)(void), int n, double *out)
+{
+	uint64_t t0, t1;
+	int i;
+
+	t0 = rdtsc();
+	for (i = 0; i < n; i++)
+		if (fn())
+			return -1;
+	t1 = rdtsc();
+	*out = (double)(t1 - t0);
+	return 0;
+}
+
+static int call_nothing(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+	return 0;
+}
+
+/* Median per-call count of fn over RUNS runs of n calls, loop overhead out. */
+static double measure(int (*fn)(void), int n, double *spread)
+{
+	double r[RUNS], e[RUNS], per, empty;
+	int k;
+
+	/* warm up: caches of the guest kernel, lazy allocations */
+	if (time_run(fn, n / 10 + 1, &r[0]))
+		return -1;
+	for (k = 0; k < RUNS; k++) {
+		if (time_run(fn, n, &r[k]))
+			return -1;
+		time_run(call_nothing, n, &e[k]);
+	}
+	qsort(r, RUNS, sizeof(r[0]), cmp_double);
+	qsort(e, RUNS, sizeof(e[0]), cmp_double);
+	empty = e[RUNS / 2] / n;
+	per = r[RUNS / 2] / n - empty;
+	if (spread)
+		*spread = per > 0 ? (r[RUNS - 1] - r[0]) / n / per : 0;
+	return per;
+}
+
+/* ---- perf anchors ---- */
+
+static int perf_fd = -1, group_fd[4] = { -1, -1, -1, -1 };
+
+static int perf_one_setup(void)
+{
+	perf_fd = open_counter(PERF_TYPE_RAW, EV_INSTR, 0, -1, 0, 0);
+	return perf_fd < 0 ? -errno : 0;
+}
+
+static void perf_one_teardown(void)
+{
+	close(perf_fd);
+	perf_fd = -1;
+}
+
+static int perf_one_read(void)
+{
+	uint64_t v;
+
+	return read(perf_fd, &v, sizeof(v)) == sizeof(v) ? 0 : -EIO;
+}
+
+static int perf_disable_enable(void)
+{
+	if (ioctl(perf_fd, PERF_EVENT_IOC_DISABLE, 0) ||
+	    ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0))
+		return -errno;
+	return 0;
+}
+
+static int perf_group_setup(void)
+{
+	static const unsigned int ev[4] = { EV_INSTR, EV_CYCLES, EV_BRANCH, EV_BRMISS };
+	struct perf_event_attr attr;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_RAW;
+		attr.config = ev[i];
+		attr.read_format = PERF_FORMAT_GROUP;
+		group_fd[i] = sys_perf_event_open(&attr, 0, -1, i ? group_fd[0] : -1,
+						  PERF_FLAG_FD_CLOEXEC);
+		if (group_fd[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static void perf_group_teardown(void)
+{
+	int i;
+
+	for (i = 3; i >= 0; i--) {
+		if (group_fd[i] >= 0)
+			close(group_fd[i]);
+		group_fd[i] = -1;
+	}
+}
+
+static int perf_group_read(void)
+{
+	uint64_t v[5];
+
+	return read(group_fd[0], v, sizeof(v)) == sizeof(v) ? 0 : -EIO;
+}
+
+/* ---- pctr ---- */
+
+static int pctr_fd = -1;
+
+static int pctr_setup(void)
+{
+	static const unsigned int ev[PCTR_NUM] = { EV_INSTR, EV_CYCLES, EV_BRANCH, EV_BRMISS };
+	unsigned int i;
+	int err;
+
+	pctr_fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
+	if (pctr_fd < 0)
+		return -errno;
+	for (i = 0; i < PCTR_NUM; i++) {
+		err = pctr_set_fd(pctr_fd, i, ev[i % 4] | PCTR_U | PCTR_K | PCTR_EN);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void pctr_teardown(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PCTR_NUM; i++)
+		pctr_set_fd(pctr_fd, i, 0);
+	close(pctr_fd);
+	pctr_fd = -1;
+}
+
+static int pctr_read(void)
+{
+	struct pctrst st;
+
+	return ioctl(pctr_fd, PCIOCRD, &st) ? -errno : 0;
+}
+
+static int pctr_rdpmc(void)
+{
+	volatile pctrval v = rdpmc(0);
+
+	(void)v;
+	return 0;
+}
+
+/* ---- perfmon ---- */
+
+static int pm_fd = -1;
+
+static int perfmon_setup(void)
+{
+	int err;
+
+	pm_fd = open(_PATH_PERFMON, O_RDWR | O_CLOEXEC);
+	if (pm_fd < 0)
+		return -errno;
+	err = perfmon_setup_fd(pm_fd, 0, EV_INSTR | (PMCF_USR | PMCF_OS) << 16);
+	if (!err)
+		err = perfmon_ctl_fd(pm_fd, PMIOSTART, 0);
+	return err;
+}
+
+static void perfmon_teardown(void)
+{
+	perfmon_ctl_fd(pm_fd, PMIOSTOP, 0);
+	close(pm_fd);
+	pm_fd = -1;
+}
+
+static int perfmon_read(void)
+{
+	long long v;
+
+	return perfmon_read_fd(pm_fd, 0, &v);
+}
+
+static int perfmon_stop_start(void)
+{
+	int err = perfmon_ctl_fd(pm_fd, PMIOSTOP, 0);
+
+	return err ? err : perfmon_ctl_fd(pm_fd, PMIOSTART, 0);
+}
+
+/* ---- libcpc ---- */
+
+static cpc_t *cpc;
+static cpc_set_t *cpc_set;
+static cpc_buf_t *cpc_buf;
+
+static int cpc_setup(void)
+{
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (!cpc)
+		return -errno;
+	cpc_set = cpc_set_create(cpc);
+	if (!cpc_set)
+		return -errno;
+	if (cpc_set_add_request(cpc, cpc_set, "PAPI_tot_ins", 0, CPC_COUNT_USER, 0, NULL) != 0 ||
+	    cpc_set_add_request(cpc, cpc_set, "PAPI_tot_cyc", 0, CPC_COUNT_USER, 0, NULL) != 1)
+		return -(errno ? errno : EINVAL);
+	cpc_buf = cpc_buf_create(cpc, cpc_set);
+	if (!cpc_buf)
+		return -errno;
+	if (cpc_bind_curlwp(cpc, cpc_set, 0))
+		return -errno;
+	return 0;
+}
+
+static void cpc_teardown(void)
+{
+	if (cpc) {
+		cpc_unbind(cpc, cpc_set);
+		cpc_close(cpc);
+	}
+	cpc = NULL;
+	cpc_set = NULL;
+	cpc_buf = NULL;
+}
+
+static int cpc_sample(void)
+{
+	return cpc_set_sample(cpc, cpc_set, cpc_buf) ? -errno : 0;
+}
+
+static int cpc_restart(void)
+{
+	return cpc_set_restart(cpc, cpc_set) ? -errno : 0;
+}
+
+#define OP(nm, calls, su, fn, td) \
+	{ .name = nm, .n = calls, .setup = su, .call = fn, .teardown = td }
+
+static struct op ops[] = {
+	OP("perf read() of one event (the anchor)", 1000, perf_one_setup, perf_one_read,
+	   perf_one_teardown),
+	OP("perf read() of a 4-event group", 1000, perf_group_setup, perf_group_read,
+	   perf_group_teardown),
+	OP("perf DISABLE+ENABLE ioctls", 500, perf_one_setup, perf_disable_enable,
+	   perf_one_teardown),
+	OP("pctr PCIOCRD (4 counters + TSC)", 1000, pctr_setup, pctr_read, pctr_teardown),
+	OP("pctr rdpmc(0) (PCIOCRD underneath)", 1000, pctr_setup, pctr_rdpmc, pctr_teardown),
+	OP("perfmon PMIOREAD, 1 counter (sum over CPUs)", 500, perfmon_setup, perfmon_read,
+	   perfmon_teardown),
+	OP("perfmon PMIOSTOP+PMIOSTART", 200, perfmon_setup, perfmon_stop_start,
+	   perfmon_teardown),
+	OP("cpc_set_sample, 2 requests", 1000, cpc_setup, cpc_sample, cpc_teardown),
+	OP("cpc_set_restart, 2 requests", 200, cpc_setup, cpc_restart, cpc_teardown),
+};
+
+#define NOPS	(int)(sizeof(ops) / sizeof(ops[0]))
+
+static void run_config(int c, int ncpu)
+{
+	int i, err;
+
+	for (i = 0; i < NOPS; i++) {
+		struct op *o = &ops[i];
+
+		err = o->setup ? o->setup() : 0;
+		if (err) {
+			o->ipc[c] = -1;
+			snprintf(o->note[c], sizeof(o->note[c]), "setup: %s", strerror(-err));
+		} else {
+			o->ipc[c] = measure(o->call, o->n, &o->spread[c]);
+			if (o->ipc[c] < 0)
+				snprintf(o->note[c], sizeof(o->note[c]), "call failed: %s",
+					 strerror(errno));
+		}
+		if (o->teardown)
+			o->teardown();
+		printf("# %d CPUs: %-45s %8.0f (spread %.1f%%)%s%s\n", ncpu, o->name, o->ipc[c],
+		       100 * o->spread[c], o->note[c][0] ? " " : "", o->note[c]);
+		fflush(stdout);
+	}
+}
+
+int main(void)
+{
+	int c, cpu, online = count_online_cpus(), failed = 0, tests = 0;
+	double anchor;
+	int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..%d\n", MAX_CONFIGS);
+	if (pin_to_cpu(0))
+		printf("# cannot pin to CPU 0: %s\n", strerror(errno));
+	for (c = 0; c < MAX_CONFIGS; c++) {
+		int ncpu = cpu_configs[c], ok = 1;
+
+		for (cpu = 1; cpu < ncpu; cpu++)
+			if (cpu_online_state(cpu) != 1 && set_cpu_online(cpu, 1))
+				ok = 0;
+		online = count_online_cpus();
+		if (!ok || online != ncpu) {
+			printf("not ok %d %d CPUs online # %d online\n", ++tests, ncpu, online);
+			failed++;
+			for (i = 0; i < NOPS; i++)
+				ops[i].ipc[c] = -1;
+			continue;
+		}
+		run_config(c, ncpu);
+		ok = 1;
+		for (i = 0; i < NOPS; i++)
+			if (ops[i].ipc[c] < 0)
+				ok = 0;
+		printf("%s %d %d CPUs online\n", ok ? "ok" : "not ok", ++tests, ncpu);
+		failed += !ok;
+	}
+
+	printf("\nGuest instructions per call (QEMU -icount shift=0; median of %d runs,"
+	       " loop overhead subtracted)\n\n", RUNS);
+	printf("| operation |");
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf(" %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf(" × perf read(), %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
+	printf("\n|---|");
+	for (c = 0; c < 2 * MAX_CONFIGS; c++)
+		printf("---:|");
+	printf("\n");
+	for (i = 0; i < NOPS; i++) {
+		printf("| %s |", ops[i].name);
+		for (c = 0; c < MAX_CONFIGS; c++) {
+			if (ops[i].ipc[c] < 0)
+				printf(" failed |");
+			else
+				printf(" %.0f |", ops[i].ipc[c]);
+		}
+		for (c = 0; c < MAX_CONFIGS; c++) {
+			anchor = ops[0].ipc[c];
+			if (ops[i].ipc[c] < 0 || anchor <= 0)
+				printf(" - |");
+			else
+				printf(" %.2f |", ops[i].ipc[c] / anchor);
+		}
+		printf("\n");
+	}
+	printf("\n# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
+	       tests - failed, failed);
+	return failed ? 1 : 0;
+}
