@@ -88,7 +88,7 @@ bench:
 		$(BUILD)/lib/libcpc.a -lpthread
 	$(CC) -O2 -g -Wall -Wextra -o $(BUILD)/selftests/cpctools_bench \
 		tools/cpctools/cpctools_bench.c -lpthread
-	@PMCOMPAT_VM_SUFFIX=-bench tests/vm/run-lane --lane stock --bench --tests pmc_bench
+	@PMCOMPAT_VM_SUFFIX=-bench-icount tests/vm/run-lane --lane stock --bench --tests pmc_bench
 	@PMCOMPAT_VM_SUFFIX=-bench tests/vm/run-lane --lane stock --tests cpctools_bench
 
 demo: deps

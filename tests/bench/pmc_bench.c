@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <machine/pctr.h>
 #include <machine/perfmon.h>
+#include <sys/pfcntr.h>
 #include <libcpc.h>
 #include "../selftests/pmc_test_util.h"
 
@@ -27,6 +28,9 @@
 #define EV_BRMISS	0x00c5
 
 #define RUNS		7
+#define OVF_PERIOD	(1ULL << 20)	/* pfcntr's EV6 interrupt period */
+#define OVF_PER_CALL	16		/* overflows per injection */
+#define FAKEPMU_NMI_OVF	"/sys/kernel/debug/fakepmu/nmi_overflows"
 #define MAX_OPS		32
 #define MAX_CONFIGS	3
 
@@ -38,6 +42,8 @@ struct op {
 	int (*setup)(void);		/* 0 or -errno; NULL: none */
 	int (*call)(void);		/* the measured call; 0 or -errno */
 	void (*teardown)(void);
+	int per;			/* events per call (overflows): divide by it */
+	int minus;			/* 1 + index of the row to subtract first */
 	double ipc[MAX_CONFIGS];	/* instructions per call; <0: failed */
 	double spread[MAX_CONFIGS];	/* (max - min) / median of the runs */
 	char note[MAX_CONFIGS][96];
@@ -249,6 +255,109 @@ static int perfmon_stop_start(void)
 	return err ? err : perfmon_ctl_fd(pm_fd, PMIOSTART, 0);
 }
 
+/* ---- pfcntr (Tru64 pfm(7)), EV6 requests ---- */
+
+static int pf_fd = -1;
+
+static int pf_ioc_long(unsigned long req, long v)
+{
+	return ioctl(pf_fd, req, &v) ? -errno : 0;
+}
+
+/* mode PCNTOPENONE (CPU 0, the caller's) or PCNTOPENALL; items PFM_*. */
+static int pf_setup(int mode, long items)
+{
+	union pmctrs_ev6 u;
+	int err;
+
+	pf_fd = open("/dev/pfcntr", O_RDONLY | O_CLOEXEC | mode);
+	if (pf_fd < 0)
+		return -errno;
+	err = pf_ioc_long(PCNTSETITEMS, items);
+	if (!err)
+		err = pf_ioc_long(PCNT6MUX, PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_CYCLES);
+	if (err)
+		return err;
+	u.pmctrs_ev6_long = 0;
+	u.pmctrs_ev6_select = 3;
+	u.pmctrs_ev6_cpu = PMCTRS_ALL_CPUS;
+	return ioctl(pf_fd, PCNT6RESTART, &u.pmctrs_ev6_long) ? -errno : 0;
+}
+
+static int pf_one_setup(void)
+{
+	return pf_setup(PCNTOPENONE, PFM_COUNTERS);
+}
+
+static int pf_all_setup(void)
+{
+	return pf_setup(PCNTOPENALL, PFM_COUNTERS);
+}
+
+static int pf_ipl_setup(void)
+{
+	return pf_setup(PCNTOPENONE, PFM_COUNTERS | PFM_IPL);
+}
+
+static void pf_teardown(void)
+{
+	close(pf_fd);
+	pf_fd = -1;
+}
+
+static int pf_readcntrs(void)
+{
+	struct pfcntrs_ev6 c[64], *p = c;
+
+	return ioctl(pf_fd, PCNT6READCNTRS, &p) ? -errno : 0;
+}
+
+/* ---- overflows: injections through the test PMU ---- */
+
+/*
+ * One write to the test PMU's inject file: OVF_PER_CALL sampling periods
+ * of instructions on CPU 0 (this CPU), counted in one NMI.  A sampling
+ * event takes OVF_PER_CALL overflows in it; a counting event none.  The
+ * difference between the two, per overflow, is the overflow's cost: the
+ * driver's per-interrupt work (the test PMU's counter update and new
+ * period, as x86's PMI handler does), perf_event_overflow() and the
+ * overflow handler, plus whatever irq_work it raises, which runs before the
+ * write returns (the NMI's self-IPI).
+ */
+static char ovf_cmd[128];
+static long ovf_calls;
+
+static int inject_ovf(void)
+{
+	ovf_calls++;
+	return inject_raw(ovf_cmd);
+}
+
+static int ovf_perf_setup(int sampling)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_RAW;
+	attr.config = EV_INSTR;
+	attr.pinned = 1;
+	if (sampling)
+		attr.sample_period = OVF_PERIOD;
+	perf_fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	return perf_fd < 0 ? -errno : 0;
+}
+
+static int ovf_perf_count_setup(void)
+{
+	return ovf_perf_setup(0);
+}
+
+static int ovf_perf_sample_setup(void)
+{
+	return ovf_perf_setup(1);
+}
+
 /* ---- libcpc ---- */
 
 static cpc_t *cpc;
@@ -296,7 +405,10 @@ static int cpc_restart(void)
 }
 
 #define OP(nm, calls, su, fn, td) \
-	{ .name = nm, .n = calls, .setup = su, .call = fn, .teardown = td }
+	{ .name = nm, .n = calls, .setup = su, .call = fn, .teardown = td, .per = 1 }
+#define OVF(nm, su, td, m) \
+	{ .name = nm, .n = 20, .setup = su, .call = inject_ovf, .teardown = td, \
+	  .per = OVF_PER_CALL, .minus = m }
 
 static struct op ops[] = {
 	OP("perf read() of one event (the anchor)", 1000, perf_one_setup, perf_one_read,
@@ -313,6 +425,17 @@ static struct op ops[] = {
 	   perfmon_teardown),
 	OP("cpc_set_sample, 2 requests", 1000, cpc_setup, cpc_sample, cpc_teardown),
 	OP("cpc_set_restart, 2 requests", 200, cpc_setup, cpc_restart, cpc_teardown),
+	OP("pfcntr PCNT6READCNTRS, PCNTOPENONE (this CPU)", 1000, pf_one_setup, pf_readcntrs,
+	   pf_teardown),
+	OP("pfcntr PCNT6READCNTRS, PCNTOPENALL (summed)", 500, pf_all_setup, pf_readcntrs,
+	   pf_teardown),
+	/* 11: baseline, 12: perf's overflow; 13: baseline, 14: pfcntr's IPL overflow */
+	OVF("(injection, perf counting event, no overflow)", ovf_perf_count_setup,
+	    perf_one_teardown, 0),
+	OVF("overflow: perf sampling event (no ring buffer), per overflow",
+	    ovf_perf_sample_setup, perf_one_teardown, 12),
+	OVF("(injection, pfcntr counting, no overflow)", pf_one_setup, pf_teardown, 0),
+	OVF("overflow: pfcntr IPL histogram, per overflow", pf_ipl_setup, pf_teardown, 14),
 };
 
 #define NOPS	(int)(sizeof(ops) / sizeof(ops[0]))
@@ -329,10 +452,28 @@ static void run_config(int c, int ncpu)
 			o->ipc[c] = -1;
 			snprintf(o->note[c], sizeof(o->note[c]), "setup: %s", strerror(-err));
 		} else {
+			int nmi0 = -1, nmi1 = -1;
+			long calls0 = ovf_calls;
+
+			read_file_int(FAKEPMU_NMI_OVF, &nmi0);
 			o->ipc[c] = measure(o->call, o->n, &o->spread[c]);
-			if (o->ipc[c] < 0)
+			if (o->ipc[c] < 0) {
 				snprintf(o->note[c], sizeof(o->note[c]), "call failed: %s",
 					 strerror(errno));
+			} else {
+				if (o->minus && ops[o->minus - 1].ipc[c] >= 0)
+					o->ipc[c] -= ops[o->minus - 1].ipc[c];
+				o->ipc[c] /= o->per;
+			}
+			read_file_int(FAKEPMU_NMI_OVF, &nmi1);
+			/* Every overflow taken (none throttled away)? */
+			if (o->minus && o->ipc[c] >= 0 &&
+			    nmi1 - nmi0 != (ovf_calls - calls0) * o->per) {
+				snprintf(o->note[c], sizeof(o->note[c]),
+					 "%d overflows, expected %ld", nmi1 - nmi0,
+					 (ovf_calls - calls0) * o->per);
+				o->ipc[c] = -1;
+			}
 		}
 		if (o->teardown)
 			o->teardown();
@@ -349,6 +490,14 @@ int main(void)
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * No throttling of the overflow rows: perf's limit per tick well above
+	 * what they take, and no lowering of it for slow NMIs (TCG is slow).
+	 */
+	write_file("/proc/sys/kernel/perf_event_max_sample_rate", "10000000\n");
+	write_file("/proc/sys/kernel/perf_cpu_time_max_percent", "0\n");
+	snprintf(ovf_cmd, sizeof(ovf_cmd), "cpu=0 event=0x%x count=%llu mode=user ctx=user\n",
+		 EV_INSTR, OVF_PER_CALL * OVF_PERIOD);
 	printf("TAP version 13\n1..%d\n", MAX_CONFIGS);
 	if (pin_to_cpu(0))
 		printf("# cannot pin to CPU 0: %s\n", strerror(errno));
