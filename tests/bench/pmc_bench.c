@@ -15,6 +15,8 @@
  * (one "ok" per CPU count) so that tests/vm/run-lane can count it.
  */
 #include <stdarg.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <machine/pctr.h>
 #include <machine/perfmon.h>
@@ -43,7 +45,10 @@ struct op {
 	int (*call)(void);		/* the measured call; 0 or -errno */
 	void (*teardown)(void);
 	int per;			/* events per call (overflows): divide by it */
-	int minus;			/* 1 + index of the row to subtract first */
+	int minus;			/* 1 + index of the row whose raw cost to subtract */
+	int minus2;			/* 1 + index of a row to subtract after dividing */
+	const char *cmd;		/* the injection (overflow rows) */
+	double raw[MAX_CONFIGS];	/* per call, before subtracting and dividing */
 	double ipc[MAX_CONFIGS];	/* instructions per call; <0: failed */
 	double spread[MAX_CONFIGS];	/* (max - min) / median of the runs */
 	char note[MAX_CONFIGS][96];
@@ -324,7 +329,7 @@ static int pf_readcntrs(void)
  * overflow handler, plus whatever irq_work it raises, which runs before the
  * write returns (the NMI's self-IPI).
  */
-static char ovf_cmd[128];
+static const char *ovf_cmd;
 static long ovf_calls;
 
 static int inject_ovf(void)
@@ -332,6 +337,15 @@ static int inject_ovf(void)
 	ovf_calls++;
 	return inject_raw(ovf_cmd);
 }
+
+/* OVF_PER_CALL periods of a sampling event: as many overflows. */
+#define CMD_PERIODS	"cpu=0 event=0xc0 count=16777216 mode=user ctx=user\n"
+/*
+ * OVF_PER_CALL times the test PMU's longest period (2^47 - 1): a counting
+ * event's counter wraps as often, each wrap a PMI with its counter update and
+ * new period, but no perf_event_overflow() call.
+ */
+#define CMD_WRAPS	"cpu=0 event=0xc0 count=2251799813685232 mode=user ctx=user\n"
 
 static int ovf_perf_setup(int sampling)
 {
@@ -404,11 +418,164 @@ static int cpc_restart(void)
 	return cpc_set_restart(cpc, cpc_set) ? -errno : 0;
 }
 
+/* ---- memory: slab per object ---- */
+
+#define MEM_OPENS	1000
+#define MEM_THREADS	200
+#define MAX_MEM		8
+
+/* Slab: in /proc/meminfo, in bytes, once RCU callbacks and caches settled. */
+static long long slab_bytes(void)
+{
+	char line[128];
+	long long kb = -1;
+	FILE *f;
+
+	write_file("/proc/sys/vm/drop_caches", "2\n");
+	usleep(200000);
+	f = fopen("/proc/meminfo", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+static int fds[MEM_OPENS];
+
+static int open_perf(void)
+{
+	return open_counter(PERF_TYPE_RAW, EV_INSTR, 0, -1, 0, 0);
+}
+
+static int open_cpc(void)
+{
+	return open("/dev/cpc", O_RDWR | O_CLOEXEC);
+}
+
+static int open_pctr(void)
+{
+	return open(_PATH_PCTR, O_RDONLY | O_CLOEXEC);
+}
+
+/* Slab bytes per descriptor over MEM_OPENS opens; -1 on failure. */
+static double per_open(int (*op)(void))
+{
+	long long before, after;
+	int i, n, fail = 0;
+
+	before = slab_bytes();
+	for (n = 0; n < MEM_OPENS; n++) {
+		fds[n] = op();
+		if (fds[n] < 0) {
+			fail = 1;
+			break;
+		}
+	}
+	after = slab_bytes();
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return fail || before < 0 ? -1 : (double)(after - before) / MEM_OPENS;
+}
+
+static pthread_barrier_t mem_ready, mem_done;
+static int mem_bind, mem_fail;
+
+/* A thread with its own libcpc handle and set; bound when mem_bind. */
+static void *bind_thread(void *arg)
+{
+	cpc_t *h = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = h ? cpc_set_create(h) : NULL;
+
+	if (!set ||
+	    cpc_set_add_request(h, set, "PAPI_tot_ins", 0, CPC_COUNT_USER, 0, NULL) != 0 ||
+	    cpc_set_add_request(h, set, "PAPI_tot_cyc", 0, CPC_COUNT_USER, 0, NULL) != 1 ||
+	    (mem_bind && cpc_bind_curlwp(h, set, 0)))
+		__atomic_add_fetch(&mem_fail, 1, __ATOMIC_RELAXED);
+	pthread_barrier_wait(&mem_ready);
+	pthread_barrier_wait(&mem_done);
+	if (h)
+		cpc_close(h);
+	return arg;
+}
+
+/* Slab bytes of MEM_THREADS threads, each with a handle, bound or not. */
+static long long threads_slab(int bind)
+{
+	pthread_t t[MEM_THREADS];
+	long long before, after;
+	int i, n;
+
+	mem_bind = bind;
+	mem_fail = 0;
+	pthread_barrier_init(&mem_ready, NULL, MEM_THREADS + 1);
+	pthread_barrier_init(&mem_done, NULL, MEM_THREADS + 1);
+	before = slab_bytes();
+	for (n = 0; n < MEM_THREADS; n++)
+		if (pthread_create(&t[n], NULL, bind_thread, NULL))
+			break;
+	if (n < MEM_THREADS) {
+		/* cannot happen in the bench VM; keep the barriers sane anyway */
+		fprintf(stderr, "pthread_create failed after %d threads\n", n);
+		exit(1);
+	}
+	pthread_barrier_wait(&mem_ready);
+	after = slab_bytes();
+	pthread_barrier_wait(&mem_done);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&mem_ready);
+	pthread_barrier_destroy(&mem_done);
+	return mem_fail || before < 0 ? -1 : after - before;
+}
+
+/* Slab bytes per libcpc binding: threads bound, minus threads not bound. */
+static double per_binding(void)
+{
+	long long unbound = threads_slab(0), bound = threads_slab(1);
+
+	return unbound < 0 || bound < 0 ? -1 : (double)(bound - unbound) / MEM_THREADS;
+}
+
+struct mem {
+	const char *name;
+	int (*open)(void);		/* per_open() of it, or */
+	double (*fn)(void);		/* a measurement of its own */
+	double bytes[MAX_CONFIGS];
+};
+
+static struct mem mems[] = {
+	{ .name = "perf_event_open(), one task event (the anchor)", .open = open_perf },
+	{ .name = "open(\"/dev/cpc\")", .open = open_cpc },
+	{ .name = "libcpc binding, cpc_bind_curlwp of 2 requests", .fn = per_binding },
+	{ .name = "open(\"/dev/pctr\")", .open = open_pctr },
+};
+
+#define NMEMS	(int)(sizeof(mems) / sizeof(mems[0]))
+
+static void run_mem(int c)
+{
+	int i;
+
+	for (i = 0; i < NMEMS; i++) {
+		mems[i].bytes[c] = mems[i].open ? per_open(mems[i].open) : mems[i].fn();
+		printf("# %d CPUs: slab per %s: %.0f bytes\n", cpu_configs[c], mems[i].name,
+		       mems[i].bytes[c]);
+	}
+}
+
 #define OP(nm, calls, su, fn, td) \
 	{ .name = nm, .n = calls, .setup = su, .call = fn, .teardown = td, .per = 1 }
-#define OVF(nm, su, td, m) \
+/* an injection, its cost per call */
+#define INJ(nm, c, su, td) \
 	{ .name = nm, .n = 20, .setup = su, .call = inject_ovf, .teardown = td, \
-	  .per = OVF_PER_CALL, .minus = m }
+	  .per = 1, .cmd = c }
+/* an injection, (its cost - row m's) / OVF_PER_CALL - row m2's */
+#define OVF(nm, c, su, td, m, m2) \
+	{ .name = nm, .n = 20, .setup = su, .call = inject_ovf, .teardown = td, \
+	  .per = OVF_PER_CALL, .minus = m, .minus2 = m2, .cmd = c }
 
 static struct op ops[] = {
 	OP("perf read() of one event (the anchor)", 1000, perf_one_setup, perf_one_read,
@@ -429,13 +596,17 @@ static struct op ops[] = {
 	   pf_teardown),
 	OP("pfcntr PCNT6READCNTRS, PCNTOPENALL (summed)", 500, pf_all_setup, pf_readcntrs,
 	   pf_teardown),
-	/* 11: baseline, 12: perf's overflow; 13: baseline, 14: pfcntr's IPL overflow */
-	OVF("(injection, perf counting event, no overflow)", ovf_perf_count_setup,
-	    perf_one_teardown, 0),
-	OVF("overflow: perf sampling event (no ring buffer), per overflow",
-	    ovf_perf_sample_setup, perf_one_teardown, 12),
-	OVF("(injection, pfcntr counting, no overflow)", pf_one_setup, pf_teardown, 0),
-	OVF("overflow: pfcntr IPL histogram, per overflow", pf_ipl_setup, pf_teardown, 14),
+	/* rows 11-15: see inject_ovf() and README */
+	INJ("(one injection of 16 periods, perf counting event: no PMI)", CMD_PERIODS,
+	    ovf_perf_count_setup, perf_one_teardown),
+	OVF("(PMI without overflow: counter update and new period, per wrap)", CMD_WRAPS,
+	    ovf_perf_count_setup, perf_one_teardown, 12, 0),
+	OVF("overflow: perf_event_overflow() + perf's handler (no ring buffer)", CMD_PERIODS,
+	    ovf_perf_sample_setup, perf_one_teardown, 12, 13),
+	INJ("(one injection of 16 periods, pfcntr counting: no PMI)", CMD_PERIODS,
+	    pf_one_setup, pf_teardown),
+	OVF("overflow: perf_event_overflow() + pfcntr's IPL handler", CMD_PERIODS,
+	    pf_ipl_setup, pf_teardown, 15, 13),
 };
 
 #define NOPS	(int)(sizeof(ops) / sizeof(ops[0]))
@@ -453,25 +624,28 @@ static void run_config(int c, int ncpu)
 			snprintf(o->note[c], sizeof(o->note[c]), "setup: %s", strerror(-err));
 		} else {
 			int nmi0 = -1, nmi1 = -1;
-			long calls0 = ovf_calls;
+			long calls0 = ovf_calls, want;
 
+			ovf_cmd = o->cmd;
 			read_file_int(FAKEPMU_NMI_OVF, &nmi0);
-			o->ipc[c] = measure(o->call, o->n, &o->spread[c]);
+			o->raw[c] = o->ipc[c] = measure(o->call, o->n, &o->spread[c]);
 			if (o->ipc[c] < 0) {
 				snprintf(o->note[c], sizeof(o->note[c]), "call failed: %s",
 					 strerror(errno));
 			} else {
-				if (o->minus && ops[o->minus - 1].ipc[c] >= 0)
-					o->ipc[c] -= ops[o->minus - 1].ipc[c];
+				if (o->minus)
+					o->ipc[c] -= ops[o->minus - 1].raw[c];
 				o->ipc[c] /= o->per;
+				if (o->minus2)
+					o->ipc[c] -= ops[o->minus2 - 1].ipc[c];
 			}
 			read_file_int(FAKEPMU_NMI_OVF, &nmi1);
-			/* Every overflow taken (none throttled away)? */
-			if (o->minus && o->ipc[c] >= 0 &&
-			    nmi1 - nmi0 != (ovf_calls - calls0) * o->per) {
+			/* Every overflow taken (none throttled away), and no other? */
+			want = o->per > 1 && !strcmp(o->cmd, CMD_PERIODS) ?
+			       (ovf_calls - calls0) * o->per : 0;
+			if (o->cmd && o->ipc[c] >= 0 && nmi1 - nmi0 != want) {
 				snprintf(o->note[c], sizeof(o->note[c]),
-					 "%d overflows, expected %ld", nmi1 - nmi0,
-					 (ovf_calls - calls0) * o->per);
+					 "%d overflows, expected %ld", nmi1 - nmi0, want);
 				o->ipc[c] = -1;
 			}
 		}
@@ -489,15 +663,17 @@ int main(void)
 	double anchor;
 	int i;
 
+	struct rlimit nofile = { 4 * MEM_OPENS, 4 * MEM_OPENS };
+
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	setrlimit(RLIMIT_NOFILE, &nofile);
 	/*
 	 * No throttling of the overflow rows: perf's limit per tick well above
 	 * what they take, and no lowering of it for slow NMIs (TCG is slow).
 	 */
 	write_file("/proc/sys/kernel/perf_event_max_sample_rate", "10000000\n");
 	write_file("/proc/sys/kernel/perf_cpu_time_max_percent", "0\n");
-	snprintf(ovf_cmd, sizeof(ovf_cmd), "cpu=0 event=0x%x count=%llu mode=user ctx=user\n",
-		 EV_INSTR, OVF_PER_CALL * OVF_PERIOD);
+	_Static_assert(OVF_PER_CALL * OVF_PERIOD == 16777216, "CMD_PERIODS");
 	printf("TAP version 13\n1..%d\n", MAX_CONFIGS);
 	if (pin_to_cpu(0))
 		printf("# cannot pin to CPU 0: %s\n", strerror(errno));
@@ -516,9 +692,13 @@ int main(void)
 			continue;
 		}
 		run_config(c, ncpu);
+		run_mem(c);
 		ok = 1;
 		for (i = 0; i < NOPS; i++)
 			if (ops[i].ipc[c] < 0)
+				ok = 0;
+		for (i = 0; i < NMEMS; i++)
+			if (mems[i].bytes[c] < 0)
 				ok = 0;
 		printf("%s %d %d CPUs online\n", ok ? "ok" : "not ok", ++tests, ncpu);
 		failed += !ok;
@@ -550,6 +730,21 @@ int main(void)
 			else
 				printf(" %.2f |", ops[i].ipc[c] / anchor);
 		}
+		printf("\n");
+	}
+	printf("\nSlab bytes per object (/proc/meminfo Slab before and after %d opens, or"
+	       " %d threads bound minus %d threads not bound)\n\n| object |",
+	       MEM_OPENS, MEM_THREADS, MEM_THREADS);
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf(" %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
+	printf("\n|---|");
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf("---:|");
+	printf("\n");
+	for (i = 0; i < NMEMS; i++) {
+		printf("| %s |", mems[i].name);
+		for (c = 0; c < MAX_CONFIGS; c++)
+			printf(mems[i].bytes[c] < 0 ? " failed |" : " %.0f |", mems[i].bytes[c]);
 		printf("\n");
 	}
 	printf("\n# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
