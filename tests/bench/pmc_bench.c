@@ -48,6 +48,7 @@ struct op {
 	int minus;			/* 1 + index of the row whose raw cost to subtract */
 	int minus2;			/* 1 + index of a row to subtract after dividing */
 	const char *cmd;		/* the injection (overflow rows) */
+	int ovfs;			/* overflows each call must cause */
 	double raw[MAX_CONFIGS];	/* per call, before subtracting and dividing */
 	double ipc[MAX_CONFIGS];	/* instructions per call; <0: failed */
 	double spread[MAX_CONFIGS];	/* (max - min) / median of the runs */
@@ -418,6 +419,68 @@ static int cpc_restart(void)
 	return cpc_set_restart(cpc, cpc_set) ? -errno : 0;
 }
 
+/*
+ * libcpc's overflow, end to end: a CPU binding of CPU 0 (this thread's)
+ * whose request overflows after 1000 instructions and signals this thread
+ * (CPC_OVF_NOTIFY_EMT).  One cycle: inject 1000 instructions, which
+ * overflow in the NMI (the handler freezes the set; irq_work and a work
+ * item send SIGEMT and stop the events), the signal handler runs, and
+ * cpc_set_restart() starts the set again.  The baseline is the same cycle
+ * with a request that does not overflow.
+ */
+#define CMD_THOUSAND	"cpu=0 event=0xc0 count=1000 mode=user ctx=user\n"
+
+static volatile sig_atomic_t emt_count;
+
+static void on_emt(int sig)
+{
+	(void)sig;
+	emt_count++;
+}
+
+static int cpc_cpu_setup(int ovf)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_emt;
+	sigaction(SIGEMT, &sa, NULL);
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (!cpc)
+		return -errno;
+	cpc_set = cpc_set_create(cpc);
+	if (!cpc_set)
+		return -errno;
+	if (cpc_set_add_request(cpc, cpc_set, "PAPI_tot_ins", ovf ? UINT64_MAX - 999 : 0,
+				CPC_COUNT_USER | CPC_COUNT_SYSTEM |
+				(ovf ? CPC_OVF_NOTIFY_EMT : 0), 0, NULL) != 0)
+		return -(errno ? errno : EINVAL);
+	if (cpc_bind_cpu(cpc, 0, cpc_set, 0))
+		return -errno;
+	return 0;
+}
+
+static int cpc_cpu_ovf_setup(void)
+{
+	return cpc_cpu_setup(1);
+}
+
+static int cpc_cpu_count_setup(void)
+{
+	return cpc_cpu_setup(0);
+}
+
+static int cpc_ovf_cycle(void)
+{
+	int err;
+
+	ovf_calls++;
+	err = inject_raw(ovf_cmd);
+	if (!err && cpc_set_restart(cpc, cpc_set))
+		err = -errno;
+	return err;
+}
+
 /* ---- memory: slab per object ---- */
 
 #define MEM_OPENS	1000
@@ -575,7 +638,12 @@ static void run_mem(int c)
 /* an injection, (its cost - row m's) / OVF_PER_CALL - row m2's */
 #define OVF(nm, c, su, td, m, m2) \
 	{ .name = nm, .n = 20, .setup = su, .call = inject_ovf, .teardown = td, \
-	  .per = OVF_PER_CALL, .minus = m, .minus2 = m2, .cmd = c }
+	  .per = OVF_PER_CALL, .minus = m, .minus2 = m2, .cmd = c, \
+	  .ovfs = strcmp(c, CMD_PERIODS) ? 0 : OVF_PER_CALL }
+/* libcpc: an injection of 1000 events and cpc_set_restart() */
+#define CPC_OVF(nm, su, m, o) \
+	{ .name = nm, .n = 100, .setup = su, .call = cpc_ovf_cycle, .teardown = cpc_teardown, \
+	  .per = 1, .minus = m, .cmd = CMD_THOUSAND, .ovfs = o }
 
 static struct op ops[] = {
 	OP("perf read() of one event (the anchor)", 1000, perf_one_setup, perf_one_read,
@@ -607,6 +675,11 @@ static struct op ops[] = {
 	    pf_one_setup, pf_teardown),
 	OVF("overflow: perf_event_overflow() + pfcntr's IPL handler", CMD_PERIODS,
 	    pf_ipl_setup, pf_teardown, 15, 13),
+	/* rows 16-17 */
+	CPC_OVF("(libcpc CPU binding: inject 1000 + cpc_set_restart, no overflow)",
+		cpc_cpu_count_setup, 0, 0),
+	CPC_OVF("libcpc overflow end to end (handler, SIGEMT, restart), per overflow",
+		cpc_cpu_ovf_setup, 17, 1),
 };
 
 #define NOPS	(int)(sizeof(ops) / sizeof(ops[0]))
@@ -641,8 +714,7 @@ static void run_config(int c, int ncpu)
 			}
 			read_file_int(FAKEPMU_NMI_OVF, &nmi1);
 			/* Every overflow taken (none throttled away), and no other? */
-			want = o->per > 1 && !strcmp(o->cmd, CMD_PERIODS) ?
-			       (ovf_calls - calls0) * o->per : 0;
+			want = (ovf_calls - calls0) * o->ovfs;
 			if (o->cmd && o->ipc[c] >= 0 && nmi1 - nmi0 != want) {
 				snprintf(o->note[c], sizeof(o->note[c]),
 					 "%d overflows, expected %ld", nmi1 - nmi0, want);
@@ -674,7 +746,7 @@ int main(void)
 	write_file("/proc/sys/kernel/perf_event_max_sample_rate", "10000000\n");
 	write_file("/proc/sys/kernel/perf_cpu_time_max_percent", "0\n");
 	_Static_assert(OVF_PER_CALL * OVF_PERIOD == 16777216, "CMD_PERIODS");
-	printf("TAP version 13\n1..%d\n", MAX_CONFIGS);
+	printf("TAP version 13\n1..%d\n", 2 * MAX_CONFIGS);
 	if (pin_to_cpu(0))
 		printf("# cannot pin to CPU 0: %s\n", strerror(errno));
 	for (c = 0; c < MAX_CONFIGS; c++) {
@@ -692,15 +764,36 @@ int main(void)
 			continue;
 		}
 		run_config(c, ncpu);
-		run_mem(c);
 		ok = 1;
 		for (i = 0; i < NOPS; i++)
 			if (ops[i].ipc[c] < 0)
 				ok = 0;
+		printf("%s %d %d CPUs online\n", ok ? "ok" : "not ok", ++tests, ncpu);
+		failed += !ok;
+	}
+	/*
+	 * Memory after all timings (its thousands of objects and threads would
+	 * shift the next timings a little): 8 CPUs, then 4, then 1.
+	 */
+	for (c = MAX_CONFIGS - 1; c >= 0; c--) {
+		int ncpu = cpu_configs[c], ok = 1;
+
+		for (cpu = ncpu; cpu < cpu_configs[MAX_CONFIGS - 1]; cpu++)
+			if (cpu_online_state(cpu) == 1 && set_cpu_online(cpu, 0))
+				ok = 0;
+		if (!ok || count_online_cpus() != ncpu) {
+			printf("not ok %d memory, %d CPUs online # %d online\n", ++tests, ncpu,
+			       count_online_cpus());
+			failed++;
+			for (i = 0; i < NMEMS; i++)
+				mems[i].bytes[c] = -1;
+			continue;
+		}
+		run_mem(c);
 		for (i = 0; i < NMEMS; i++)
 			if (mems[i].bytes[c] < 0)
 				ok = 0;
-		printf("%s %d %d CPUs online\n", ok ? "ok" : "not ok", ++tests, ncpu);
+		printf("%s %d memory, %d CPUs online\n", ok ? "ok" : "not ok", ++tests, ncpu);
 		failed += !ok;
 	}
 
