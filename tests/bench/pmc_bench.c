@@ -485,7 +485,7 @@ static int cpc_ovf_cycle(void)
 
 #define MEM_OPENS	1000
 #define MEM_THREADS	200
-#define MAX_MEM		8
+#define MEM_RUNS	5
 
 /* Slab: in /proc/meminfo, in bytes, once RCU callbacks and caches settled. */
 static long long slab_bytes(void)
@@ -524,7 +524,7 @@ static int open_pctr(void)
 }
 
 /* Slab bytes per descriptor over MEM_OPENS opens; -1 on failure. */
-static double per_open(int (*op)(void))
+static double per_open1(int (*op)(void))
 {
 	long long before, after;
 	int i, n, fail = 0;
@@ -543,10 +543,14 @@ static double per_open(int (*op)(void))
 	return fail || before < 0 ? -1 : (double)(after - before) / MEM_OPENS;
 }
 
-static pthread_barrier_t mem_ready, mem_done;
-static int mem_bind, mem_fail;
+static pthread_barrier_t mem_bar;
+static int mem_fail;
 
-/* A thread with its own libcpc handle and set; bound when mem_bind. */
+/*
+ * A thread with its own libcpc handle and set.  Phases, each ended by the
+ * barrier: made (the main thread reads Slab), bound, (Slab read again),
+ * closed.
+ */
 static void *bind_thread(void *arg)
 {
 	cpc_t *h = cpc_open(CPC_VER_CURRENT);
@@ -554,52 +558,78 @@ static void *bind_thread(void *arg)
 
 	if (!set ||
 	    cpc_set_add_request(h, set, "PAPI_tot_ins", 0, CPC_COUNT_USER, 0, NULL) != 0 ||
-	    cpc_set_add_request(h, set, "PAPI_tot_cyc", 0, CPC_COUNT_USER, 0, NULL) != 1 ||
-	    (mem_bind && cpc_bind_curlwp(h, set, 0)))
+	    cpc_set_add_request(h, set, "PAPI_tot_cyc", 0, CPC_COUNT_USER, 0, NULL) != 1)
 		__atomic_add_fetch(&mem_fail, 1, __ATOMIC_RELAXED);
-	pthread_barrier_wait(&mem_ready);
-	pthread_barrier_wait(&mem_done);
+	pthread_barrier_wait(&mem_bar);
+	pthread_barrier_wait(&mem_bar);
+	if (set && cpc_bind_curlwp(h, set, 0))
+		__atomic_add_fetch(&mem_fail, 1, __ATOMIC_RELAXED);
+	pthread_barrier_wait(&mem_bar);
+	pthread_barrier_wait(&mem_bar);
 	if (h)
 		cpc_close(h);
 	return arg;
 }
 
-/* Slab bytes of MEM_THREADS threads, each with a handle, bound or not. */
-static long long threads_slab(int bind)
+/*
+ * Slab bytes per libcpc binding: MEM_THREADS threads, each with its handle
+ * and set, before and after each binds its set (the same threads in both
+ * readings, so only the bindings differ).
+ */
+static double per_binding1(void)
 {
 	pthread_t t[MEM_THREADS];
 	long long before, after;
 	int i, n;
 
-	mem_bind = bind;
 	mem_fail = 0;
-	pthread_barrier_init(&mem_ready, NULL, MEM_THREADS + 1);
-	pthread_barrier_init(&mem_done, NULL, MEM_THREADS + 1);
-	before = slab_bytes();
+	pthread_barrier_init(&mem_bar, NULL, MEM_THREADS + 1);
 	for (n = 0; n < MEM_THREADS; n++)
-		if (pthread_create(&t[n], NULL, bind_thread, NULL))
-			break;
-	if (n < MEM_THREADS) {
-		/* cannot happen in the bench VM; keep the barriers sane anyway */
-		fprintf(stderr, "pthread_create failed after %d threads\n", n);
-		exit(1);
-	}
-	pthread_barrier_wait(&mem_ready);
+		if (pthread_create(&t[n], NULL, bind_thread, NULL)) {
+			/* cannot happen in the bench VM; the barrier needs them all */
+			fprintf(stderr, "pthread_create failed after %d threads\n", n);
+			exit(1);
+		}
+	pthread_barrier_wait(&mem_bar);
+	before = slab_bytes();
+	pthread_barrier_wait(&mem_bar);
+	pthread_barrier_wait(&mem_bar);
 	after = slab_bytes();
-	pthread_barrier_wait(&mem_done);
+	pthread_barrier_wait(&mem_bar);
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	pthread_barrier_destroy(&mem_ready);
-	pthread_barrier_destroy(&mem_done);
-	return mem_fail || before < 0 ? -1 : after - before;
+	pthread_barrier_destroy(&mem_bar);
+	return mem_fail || before < 0 ? -1 : (double)(after - before) / MEM_THREADS;
 }
 
-/* Slab bytes per libcpc binding: threads bound, minus threads not bound. */
+/* per_binding1(), median of MEM_RUNS. */
 static double per_binding(void)
 {
-	long long unbound = threads_slab(0), bound = threads_slab(1);
+	double d[MEM_RUNS];
+	int k;
 
-	return unbound < 0 || bound < 0 ? -1 : (double)(bound - unbound) / MEM_THREADS;
+	for (k = 0; k < MEM_RUNS; k++) {
+		d[k] = per_binding1();
+		if (d[k] < 0)
+			return -1;
+	}
+	qsort(d, MEM_RUNS, sizeof(d[0]), cmp_double);
+	return d[MEM_RUNS / 2];
+}
+
+/* per_open1(), median of MEM_RUNS. */
+static double per_open(int (*op)(void))
+{
+	double d[MEM_RUNS];
+	int k;
+
+	for (k = 0; k < MEM_RUNS; k++) {
+		d[k] = per_open1(op);
+		if (d[k] < 0)
+			return -1;
+	}
+	qsort(d, MEM_RUNS, sizeof(d[0]), cmp_double);
+	return d[MEM_RUNS / 2];
 }
 
 struct mem {
@@ -826,8 +856,8 @@ int main(void)
 		printf("\n");
 	}
 	printf("\nSlab bytes per object (/proc/meminfo Slab before and after %d opens, or"
-	       " %d threads bound minus %d threads not bound)\n\n| object |",
-	       MEM_OPENS, MEM_THREADS, MEM_THREADS);
+	       " before and after %d threads bind; median of %d)\n\n| object |",
+	       MEM_OPENS, MEM_THREADS, MEM_RUNS);
 	for (c = 0; c < MAX_CONFIGS; c++)
 		printf(" %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
 	printf("\n|---|");
