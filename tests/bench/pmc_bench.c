@@ -3,16 +3,17 @@
  * pmc_bench: the cost of each legacy read/start/stop path next to the perf
  * call it wraps, in guest instructions per call (issue 14).
  *
- * Run by "make bench" in the stock lane under QEMU -icount shift=0: the
- * guest's TSC then advances by one per executed instruction, so rdtsc
- * differences are instruction counts and repeat from run to run.  The guest
- * boots with one CPU online (maxcpus=1); this program onlines CPUs 1..7 as it
- * goes and measures every operation with 1, 4 and 8 CPUs online, pinned to
- * CPU 0.
+ * Run by "make bench" in the stock lane under QEMU -icount shift=0 (run-lane
+ * --bench): the guest's TSC then advances by one per executed instruction,
+ * so rdtsc differences are instruction counts and repeat from run to run.
+ * The guest boots with one CPU online (maxcpus=1); this program onlines CPUs
+ * 1..7 as it goes and measures every operation with 1, 4 and 8 CPUs online,
+ * pinned to CPU 0; then the slab per object with 8, 4 and 1 CPUs.
  *
  * Each figure is the median of RUNS runs of N calls, minus the same loop
- * around an empty call.  Output: a markdown table on stdout, framed as TAP
- * (one "ok" per CPU count) so that tests/vm/run-lane can count it.
+ * around an empty call.  README.md (Benchmark) explains every row.  Output:
+ * two markdown tables on stdout, framed as TAP (one "ok" per CPU count and
+ * per memory pass) so that tests/vm/run-lane can count it.
  */
 #include <stdarg.h>
 #include <pthread.h>
