@@ -1119,6 +1119,32 @@ void pmc_counter_release(struct pmc_set *set, unsigned int idx)
 }
 
 /*
+ * An overflow counter reading `value` now: its period starts again, so that
+ * it overflows after 2^64 - value events (one event: see
+ * pmc_overflow_supported()).
+ */
+static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
+{
+	struct pmc_slot *s = &c->slots[0];
+
+	if (!(c->flags & PMC_OVERFLOW) || !s->event)
+		return 0;
+	return perf_event_period(s->event,
+				 pmc_counter_period(c, value, pmc_slot_count(s) - s->kept));
+}
+
+/* Does a slot of the counter fail to count (see pmc_slot_failed())? */
+static bool pmc_counter_failing(const struct pmc_counter *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++)
+		if (pmc_slot_failed(c, &c->slots[i]))
+			return true;
+	return false;
+}
+
+/*
  * Has perf been given a pinned event in this event's context since it was
  * made, other than this set's own?  perf schedules pinned events in the
  * order they were added to their context (each takes the context's next
@@ -1164,9 +1190,7 @@ static int pmc_slot_renew(struct pmc_counter *c, unsigned int i)
 			return 0;
 		if (pmc_counter_value(c, PMC_READ_SUM, &value))
 			value = c->base + pmc_slot_count(s);
-		return perf_event_period(s->event,
-					 pmc_counter_period(c, value,
-							    pmc_slot_count(s) - s->kept));
+		return pmc_counter_rearm(c, value);
 	}
 	pmc_slot_release(c, s, true);
 	event = pmc_event_create(c, i);
@@ -1314,10 +1338,22 @@ int pmc_set_restart(struct pmc_set *set, const u64 *presets)
 
 		if (!c->programmed)
 			continue;
-		pmc_counter_halt(c);
+		/*
+		 * A counter that runs well goes on running from its preset
+		 * (its offset moves, an overflow period starts again), with
+		 * no perf call; a stopped or failed one is started afresh.
+		 */
+		if (pmc_counter_failing(c))
+			pmc_counter_halt(c);
 		pmc_counter_set_value(c, presets[i]);
+		if (c->running) {
+			ret = pmc_counter_rearm(c, presets[i]);
+			if (ret)
+				goto out;
+		}
 	}
 	ret = pmc_counters_start(set, GENMASK(set->nctrs - 1, 0));
+out:
 	mutex_unlock(&set->lock);
 	return ret;
 }
@@ -1329,9 +1365,8 @@ int pmc_set_restart(struct pmc_set *set, const u64 *presets)
  */
 int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 {
-	struct perf_event *event;
 	struct pmc_counter *c;
-	u64 cur, period;
+	u64 cur;
 	int ret;
 
 	if (idx >= set->nctrs)
@@ -1347,12 +1382,7 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 	if (ret)
 		goto out;
 	pmc_counter_set_value(c, value);
-	event = c->slots[0].event;
-	if ((c->flags & PMC_OVERFLOW) && event) {
-		period = pmc_counter_period(c, value, pmc_slot_count(&c->slots[0]) -
-					    c->slots[0].kept);
-		ret = perf_event_period(event, period);
-	}
+	ret = pmc_counter_rearm(c, value);
 out:
 	mutex_unlock(&set->lock);
 	return ret;

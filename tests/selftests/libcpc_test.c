@@ -2990,4 +2990,54 @@ TEST(buffer_tick_counts_from_the_bind)
 	}
 }
 
+/* The test PMU's count of events put on a counter (perf's add calls). */
+static int fakepmu_adds(void)
+{
+	int n;
+
+	return read_file_int("/sys/kernel/debug/fakepmu/adds", &n) ? -1 : n;
+}
+
+/*
+ * cpc_set_restart() of a set that counts: every counter goes on from its
+ * preset, exactly, with no perf call (no counter is taken off and put back).
+ */
+TEST(restart_of_a_counting_set_moves_only_the_values)
+{
+	uint64_t v0, v1;
+	cpc_buf_t *buf;
+	cpc_set_t *set;
+	cpc_t *cpc;
+	int adds, i;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	ASSERT_EQ(0, pin_to_cpu(2));
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc);
+	set = cpc_set_create(cpc);
+	ASSERT_NE(NULL, set);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, set, "PAPI_tot_ins", 100, USR, 0, NULL));
+	ASSERT_EQ(1, cpc_set_add_request(cpc, set, "PAPI_tot_cyc", 7, USR, 0, NULL));
+	buf = cpc_buf_create(cpc, set);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0));
+	adds = fakepmu_adds();
+	ASSERT_LE(0, adds);
+	for (i = 1; i <= 10; i++) {
+		ASSERT_EQ(0, inject_here(EV_INSTR, 50));
+		ASSERT_EQ(0, cpc_set_restart(cpc, set));
+		ASSERT_EQ(0, inject_here(EV_INSTR, i));
+		ASSERT_EQ(0, inject_here(EV_CYCLES, 2 * i));
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+		ASSERT_EQ(0, cpc_buf_get(cpc, buf, 0, &v0));
+		ASSERT_EQ(0, cpc_buf_get(cpc, buf, 1, &v1));
+		EXPECT_EQ(100ULL + i, v0) TH_LOG("restart %d", i);
+		EXPECT_EQ(7ULL + 2 * i, v1) TH_LOG("restart %d", i);
+	}
+	/* The thread stayed on CPU 2: nothing took its events off. */
+	EXPECT_EQ(adds, fakepmu_adds());
+	EXPECT_EQ(0, cpc_close(cpc));
+}
+
 TEST_HARNESS_MAIN
