@@ -6,7 +6,8 @@
 #   make check        install missing packages, build, host tests, stock, PREEMPT_RT and debug lanes
 #   make check-fast   host tests and the stock lane only
 #   make demo         boot the stock lane and show the devices and tools at work
-#   make bench        boot the stock lane and measure the overhead of cpustat and cputrack
+#   make bench        boot the stock lane under -icount: instructions per legacy call next to perf's
+#                     (tests/bench/pmc_bench), then the overhead of cpustat and cputrack
 #   make install      DESTDIR=... install module, headers, libraries, tools, man pages, udev rule, dkms source
 #   make lint         checkpatch --strict and sparse on the kernel sources
 
@@ -73,13 +74,21 @@ check-fast: deps
 	@$(MAKE) -s all
 	@tests/vm/run-all --fast
 
-# The overhead of cpustat and cputrack (a benchmark, not a test): the stock
-# lane runs tools/cpctools/cpctools_bench, which prints the figures.
+# Benchmarks, not tests (not part of make check).  First the stock lane under
+# QEMU -icount shift=0 (run-lane --bench) runs tests/bench/pmc_bench: guest
+# instructions per call of each legacy path and of the perf call it wraps, for
+# 1, 4 and 8 online CPUs (README: Benchmark).  Then a normal boot runs
+# tools/cpctools/cpctools_bench: the overhead of cpustat and cputrack (CPU
+# time, which icount would distort).
 .PHONY: bench
 bench:
 	@$(MAKE) -s all
+	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -static -Iuapi -Itools/libcpc \
+		-o $(BUILD)/selftests/pmc_bench tests/bench/pmc_bench.c \
+		$(BUILD)/lib/libcpc.a -lpthread
 	$(CC) -O2 -g -Wall -Wextra -o $(BUILD)/selftests/cpctools_bench \
 		tools/cpctools/cpctools_bench.c -lpthread
+	@PMCOMPAT_VM_SUFFIX=-bench-icount tests/vm/run-lane --lane stock --bench --tests pmc_bench
 	@PMCOMPAT_VM_SUFFIX=-bench tests/vm/run-lane --lane stock --tests cpctools_bench
 
 demo: deps

@@ -156,6 +156,8 @@ struct pmc_set {
 	unsigned long *online;
 	unsigned long *offlined;
 	struct work_struct cpuhp_work;
+	struct list_head fold_node;	/* CPU-bound sets: see "idle folds" */
+	bool folding;
 	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
 	unsigned int npins;		/* TREE: see pmc_set_pin_current() */
 	struct {

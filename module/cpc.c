@@ -50,6 +50,7 @@ struct cpc_binding {
 	bool inherit;
 	u64 generation;			/* CURLWP, PCTX: see pmc_thread_bind_valid() */
 	u64 exec_id;			/* CURLWP, PCTX: the bound image */
+	u64 bound_tsc;			/* TSC when bound: samples' ticks count from it */
 	unsigned int access;		/* PMC_ACCESS_* it was granted */
 	struct cpc_user *user;		/* charged for it */
 	unsigned int nreqs;
@@ -459,6 +460,7 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 	/* The old binding's counters make room for the new ones. */
 	if (old)
 		old_running = pmc_set_stop(old->set);
+	b->bound_tsc = rdtsc_ordered();
 	ret = cpc_bind_set(b, bind, reqs, overflow);
 	if (!ret && bind->scope != PMC_CPC_BIND_CURLWP) {
 		/* Non-zero ids, unique among the fd's bindings. */
@@ -585,14 +587,16 @@ static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 		ret = -EAGAIN;
 	if (!ret && s.nvals < b->nreqs)
 		ret = -EINVAL;
-	if (!ret)
+	if (!ret) {
 		s.nvals = b->nreqs;
+		/* As on Solaris: TSC cycles since the set was bound. */
+		s.tick = tick - b->bound_tsc;
+	}
 	mutex_unlock(&cf->lock);
 	if (ret)
 		return ret;
 
 	s.hrtime = ktime_get_ns();
-	s.tick = tick;
 	if (copy_to_user(u64_to_user_ptr(s.vals), vals, s.nvals * sizeof(vals[0])) ||
 	    copy_to_user(argp, &s, sizeof(s)))
 		return -EFAULT;

@@ -4,8 +4,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/context_tracking_state.h>
 #include <linux/cpu.h>
 #include <linux/device.h>
+#include <linux/rculist.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -13,6 +15,7 @@
 #include <linux/slab.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
+#include <trace/events/power.h>
 
 #include "pmc_core.h"
 
@@ -254,6 +257,137 @@ static void pmc_set_sync_freeze(struct pmc_set *set)
 	flush_work(&set->ovf_work);
 }
 
+/* ---- idle folds ------------------------------------------------------------ */
+
+/*
+ * Reading a count that is active on another CPU takes a call on that CPU
+ * (an interrupt that also wakes it when idle).  A CPU about to go idle
+ * therefore folds the hardware counts of the CPU-bound sets' events into
+ * perf's counts first (the cpu_idle tracepoint, interrupts off), and notes
+ * its context-tracking (RCU watching) sequence.  Going idle moves that
+ * sequence on exactly one step; anything the CPU runs afterwards (an
+ * interrupt, an NMI, leaving idle) moves it on again.  So while a reader
+ * finds the sequence one step past the fold, the CPU has run nothing but
+ * its idle loop since the fold, and the folded count stands.  What the
+ * sum may miss is what the idle loop itself counts after the fold (the
+ * few kernel instructions to the halt, or a polling idle state's loop),
+ * until that CPU next wakes: the next read after it wakes has it.
+ */
+static LIST_HEAD(pmc_fold_sets);	/* CPU-bound sets with counters; RCU */
+static DEFINE_MUTEX(pmc_fold_lock);
+static bool pmc_fold_probe_on;
+/* Sequence at the fold (unsigned int), -1 when not idle since one. */
+static DEFINE_PER_CPU(long, pmc_fold_seq) = -1;
+
+/* The sequence is called "RCU watching" since 6.10, "dynticks" before. */
+#if defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(CT_RCU_WATCHING)
+#define PMC_CT_SEQ(cpu)		ct_rcu_watching_cpu_acquire(cpu)
+#define PMC_CT_MASK		CT_RCU_WATCHING_MASK
+#define PMC_CT_STEP		CT_RCU_WATCHING
+#elif defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(RCU_DYNTICKS_IDX)
+#define PMC_CT_SEQ(cpu)		ct_dynticks_cpu_acquire(cpu)
+#define PMC_CT_MASK		CT_DYNTICKS_MASK
+#define PMC_CT_STEP		RCU_DYNTICKS_IDX
+#endif
+
+#ifdef PMC_CT_SEQ
+static void pmc_idle_probe(void *data, unsigned int state, unsigned int cpu)
+{
+	int this = smp_processor_id();
+	struct pmc_set *set;
+	unsigned int i;
+
+	if (state == PWR_EVENT_EXIT) {
+		this_cpu_write(pmc_fold_seq, -1);
+		return;
+	}
+	list_for_each_entry_rcu(set, &pmc_fold_sets, fold_node) {
+		int slot = set->bind.scope == PMC_SCOPE_ALL_CPUS ? this :
+			   (set->bind.cpu == this ? 0 : -1);
+
+		if (slot < 0 || slot >= set->nslots)
+			continue;
+		for (i = 0; i < set->nctrs; i++) {
+			struct perf_event *event = READ_ONCE(set->ctr[i].slots[slot].event);
+
+			if (event && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+			    READ_ONCE(event->oncpu) == this)
+				event->pmu->read(event);
+		}
+	}
+	/* Release: the counts above, then the sequence going idle moves on from. */
+	smp_store_release(this_cpu_ptr(&pmc_fold_seq),
+			  (long)(unsigned int)PMC_CT_SEQ(this));
+}
+
+/* Has cpu run nothing but its idle loop since it folded its counts? */
+static bool pmc_idle_folded(int cpu)
+{
+	long fold;
+
+	/* Pairs with the probe's release: the folded counts come with it. */
+	fold = smp_load_acquire(per_cpu_ptr(&pmc_fold_seq, cpu));
+	if (fold < 0)
+		return false;
+	return (((unsigned int)PMC_CT_SEQ(cpu) - (unsigned int)fold) & PMC_CT_MASK) ==
+	       PMC_CT_STEP;
+}
+
+/*
+ * A CPU-bound set joins the folds before its first event is made (making
+ * one runs code on its CPU, so no fold from before counts).  The probe
+ * stays on from the first such set until the module goes.
+ */
+static void pmc_fold_join(struct pmc_set *set)
+{
+	if (set->folding)
+		return;
+	mutex_lock(&pmc_fold_lock);
+	if (!pmc_fold_probe_on && !register_trace_cpu_idle(pmc_idle_probe, NULL))
+		pmc_fold_probe_on = true;
+	list_add_rcu(&set->fold_node, &pmc_fold_sets);
+	mutex_unlock(&pmc_fold_lock);
+	set->folding = true;
+}
+
+/* Before the set is freed: no probe looks at it after this. */
+static void pmc_fold_leave(struct pmc_set *set)
+{
+	if (!set->folding)
+		return;
+	mutex_lock(&pmc_fold_lock);
+	list_del_rcu(&set->fold_node);
+	mutex_unlock(&pmc_fold_lock);
+	set->folding = false;
+	synchronize_rcu();
+}
+
+static void pmc_fold_exit(void)
+{
+	if (pmc_fold_probe_on) {
+		unregister_trace_cpu_idle(pmc_idle_probe, NULL);
+		tracepoint_synchronize_unregister();
+	}
+}
+#else
+static bool pmc_idle_folded(int cpu)
+{
+	return false;
+}
+
+static void pmc_fold_join(struct pmc_set *set)
+{
+}
+
+static void pmc_fold_leave(struct pmc_set *set)
+{
+}
+
+static void pmc_fold_exit(void)
+{
+}
+#endif
+
 /* ---- perf events -------------------------------------------------------- */
 
 /* The CPU a slot's event counts on; -1 for a thread's events. */
@@ -429,19 +563,59 @@ static u64 pmc_event_own_count(struct perf_event *event)
 	return v;
 }
 
+/*
+ * The count of an event that has no inherited copies, read where it is
+ * instead of by a call on its CPU wherever that is not needed:
+ * - active on this CPU: brought up to date here, interrupts off (as
+ *   perf_event_read_local() does);
+ * - not active: perf brought its count up to date when it stopped it;
+ * - active on a CPU that folded its counts on entering idle and has run
+ *   nothing since (pmc_idle_folded()): the folded count.
+ * Else perf reads it on its CPU.
+ */
+static u64 pmc_event_count(struct perf_event *event)
+{
+	u64 enabled, running, v;
+	unsigned long flags;
+	int cpu;
+
+	local_irq_save(flags);
+	cpu = READ_ONCE(event->oncpu);
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
+		if (cpu == smp_processor_id())
+			event->pmu->read(event);
+		else if (cpu < 0 || !pmc_idle_folded(cpu))
+			goto remote;
+	}
+	/* Pairs with perf updating the count before it changes the state. */
+	smp_rmb();
+	v = local64_read(&event->count) + atomic64_read(&event->child_count);
+	local_irq_restore(flags);
+	return v;
+
+remote:
+	local_irq_restore(flags);
+	return perf_event_read_value(event, &enabled, &running);
+}
+
 /* What a slot has counted, failed or not. */
 static u64 pmc_slot_count(const struct pmc_slot *s)
 {
 	u64 enabled, running, v = s->kept;
+	struct perf_event *event = s->event;
 
 	/*
 	 * An inherited thread set's value is the bound thread's, not the sum
 	 * (only those have inherit_stat; a tree's value is the sum).
 	 */
-	if (s->event && s->event->attr.inherit && s->event->attr.inherit_stat)
-		v += pmc_event_own_count(s->event);
-	else if (s->event)
-		v += perf_event_read_value(s->event, &enabled, &running);
+	if (!event)
+		return v;
+	if (event->attr.inherit && event->attr.inherit_stat)
+		v += pmc_event_own_count(event);
+	else if (event->attr.inherit)
+		v += perf_event_read_value(event, &enabled, &running);
+	else
+		v += pmc_event_count(event);
 	return v;
 }
 
@@ -779,6 +953,7 @@ void pmc_set_destroy(struct pmc_set *set)
 	for (i = 0; i < set->npins; i++)
 		perf_event_release_kernel(set->pins[i].event);
 	mutex_unlock(&set->lock);
+	pmc_fold_leave(set);
 	/* No event is left to overflow; drain what is in flight. */
 	irq_work_sync(&set->ovf_irq_work);
 	cancel_work_sync(&set->ovf_work);
@@ -904,6 +1079,8 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	ret = pmc_set_anchor(set, desc);
 	if (ret)
 		goto fail;
+	if (pmc_set_cpu_bound(set))
+		pmc_fold_join(set);
 
 	for (i = 0; i < set->nslots; i++) {
 		if (!pmc_slot_used(c, i))
@@ -942,20 +1119,79 @@ void pmc_counter_release(struct pmc_set *set, unsigned int idx)
 }
 
 /*
- * Make a stopped slot's event afresh (the count so far is kept): perf
- * schedules pinned events in the order they were made, so an event made
- * long ago and enabled now would push out a pinned event that another perf
- * user made since, where it must fail with EBUSY instead.  Inherited thread
- * events are kept: releasing one would drop the copies of the threads that
- * inherited it.
+ * An overflow counter reading `value` now: its period starts again, so that
+ * it overflows after 2^64 - value events (one event: see
+ * pmc_overflow_supported()).
+ */
+static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
+{
+	struct pmc_slot *s = &c->slots[0];
+
+	if (!(c->flags & PMC_OVERFLOW) || !s->event)
+		return 0;
+	return perf_event_period(s->event,
+				 pmc_counter_period(c, value, pmc_slot_count(s) - s->kept));
+}
+
+/* Does a slot of the counter fail to count (see pmc_slot_failed())? */
+static bool pmc_counter_failing(const struct pmc_counter *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++)
+		if (pmc_slot_failed(c, &c->slots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Has perf been given a pinned event in this event's context since it was
+ * made, other than this set's own?  perf schedules pinned events in the
+ * order they were added to their context (each takes the context's next
+ * group index), so a stopped event enabled again would go before such an
+ * event, and could push it out where the newcomer must fail instead.
+ */
+static bool pmc_slot_overtaken(const struct pmc_set *set, struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+	u64 newer = READ_ONCE(ctx->pinned_groups.index) - event->group_index;
+	unsigned int i, j;
+
+	for (i = 0; i < set->nctrs && newer; i++) {
+		for (j = 0; j < set->nslots; j++) {
+			struct perf_event *e = set->ctr[i].slots[j].event;
+
+			if (e && e->ctx == ctx && e->group_index > event->group_index)
+				newer--;
+		}
+	}
+	return newer;
+}
+
+/*
+ * Get a stopped slot's event ready to start.  It is kept, unless another
+ * pinned event came after it (pmc_slot_overtaken()): then it is made
+ * afresh (the count so far is kept), to take its turn behind the
+ * newcomer, which must not lose its counter to a restart.  Inherited
+ * thread events are always kept: releasing one would drop the copies of
+ * the threads that inherited it.  A kept overflow counter's period starts
+ * again from its value, as a new event's would.
  */
 static int pmc_slot_renew(struct pmc_counter *c, unsigned int i)
 {
 	struct pmc_slot *s = &c->slots[i];
 	struct perf_event *event;
+	u64 value;
 
 	if (!s->event || s->event->attr.inherit)
 		return 0;	/* CPU offline, or inherited */
+	if (!pmc_slot_overtaken(c->set, s->event)) {
+		if (!(c->flags & PMC_OVERFLOW))
+			return 0;
+		if (pmc_counter_value(c, PMC_READ_SUM, &value))
+			value = c->base + pmc_slot_count(s);
+		return pmc_counter_rearm(c, value);
+	}
 	pmc_slot_release(c, s, true);
 	event = pmc_event_create(c, i);
 	if (IS_ERR(event)) {
@@ -1102,10 +1338,22 @@ int pmc_set_restart(struct pmc_set *set, const u64 *presets)
 
 		if (!c->programmed)
 			continue;
-		pmc_counter_halt(c);
+		/*
+		 * A counter that runs well goes on running from its preset
+		 * (its offset moves, an overflow period starts again), with
+		 * no perf call; a stopped or failed one is started afresh.
+		 */
+		if (pmc_counter_failing(c))
+			pmc_counter_halt(c);
 		pmc_counter_set_value(c, presets[i]);
+		if (c->running) {
+			ret = pmc_counter_rearm(c, presets[i]);
+			if (ret)
+				goto out;
+		}
 	}
 	ret = pmc_counters_start(set, GENMASK(set->nctrs - 1, 0));
+out:
 	mutex_unlock(&set->lock);
 	return ret;
 }
@@ -1117,9 +1365,8 @@ int pmc_set_restart(struct pmc_set *set, const u64 *presets)
  */
 int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 {
-	struct perf_event *event;
 	struct pmc_counter *c;
-	u64 cur, period;
+	u64 cur;
 	int ret;
 
 	if (idx >= set->nctrs)
@@ -1135,12 +1382,7 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 	if (ret)
 		goto out;
 	pmc_counter_set_value(c, value);
-	event = c->slots[0].event;
-	if ((c->flags & PMC_OVERFLOW) && event) {
-		period = pmc_counter_period(c, value, pmc_slot_count(&c->slots[0]) -
-					    c->slots[0].kept);
-		ret = perf_event_period(event, period);
-	}
+	ret = pmc_counter_rearm(c, value);
 out:
 	mutex_unlock(&set->lock);
 	return ret;
@@ -1443,5 +1685,6 @@ int pmc_core_init(void)
 
 void pmc_core_exit(void)
 {
+	pmc_fold_exit();
 	cpuhp_remove_multi_state(pmc_cpuhp_state);
 }

@@ -11,7 +11,8 @@
  * sampling period that elapses.  The write returns when all of that is done.
  * /sys/kernel/debug/fakepmu/state lists the counters in use, and
  * /sys/kernel/debug/fakepmu/nmi_overflows counts the overflows delivered from
- * NMI context.
+ * NMI context, events_made the events perf made on the test PMU, and adds
+ * the times perf put one on a counter (scheduled it in).
  *
  * What it models, because code on top of perf meets it on real hardware:
  *
@@ -143,6 +144,8 @@ static DEFINE_PER_CPU(struct fakepmu_cpu, fakepmu_cpus);
 
 static bool fakepmu_amd;
 static atomic_t fakepmu_nmi_overflows = ATOMIC_INIT(0);
+static atomic_t fakepmu_events_made = ATOMIC_INIT(0);
+static atomic_t fakepmu_adds = ATOMIC_INIT(0);
 
 static int (*fakepmu_overflow)(struct perf_event *event,
 			       struct perf_sample_data *data,
@@ -399,6 +402,7 @@ static int fakepmu_event_init(struct perf_event *event)
 		hwc->last_period = hwc->sample_period;
 		local64_set(&hwc->period_left, hwc->sample_period);
 	}
+	atomic_inc(&fakepmu_events_made);
 	return 0;
 }
 
@@ -512,6 +516,8 @@ static int fakepmu_add(struct perf_event *event, int flags)
 {
 	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
 	struct hw_perf_event *hwc = &event->hw;
+
+	atomic_inc(&fakepmu_adds);
 	int idx;
 
 	/* The filter keeps task events off other PMUs' CPUs; be sure. */
@@ -976,6 +982,8 @@ static int __init fakepmu_init(void)
 	debugfs_create_file("inject", 0200, fakepmu_dir, NULL, &fakepmu_inject_fops);
 	debugfs_create_file("state", 0400, fakepmu_dir, NULL, &fakepmu_state_fops);
 	debugfs_create_atomic_t("nmi_overflows", 0400, fakepmu_dir, &fakepmu_nmi_overflows);
+	debugfs_create_atomic_t("events_made", 0400, fakepmu_dir, &fakepmu_events_made);
+	debugfs_create_atomic_t("adds", 0400, fakepmu_dir, &fakepmu_adds);
 	if (hybrid)
 		pr_info("test PMUs registered: cpu_core (type %d, CPUs %*pbl, %u counters), cpu_atom (type %d, CPUs %*pbl, %u counters), %d bits\n",
 			fakepmu_pmus[0].pmu.type, cpumask_pr_args(&fakepmu_pmus[0].cpus),

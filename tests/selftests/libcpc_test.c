@@ -2938,4 +2938,107 @@ TEST_F(libcpc, buffer_arithmetic)
 	EXPECT_EQ(0, cpc_close(cpc));
 }
 
+static unsigned long long tsc_now(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+	return ((unsigned long long)hi << 32) | lo;
+}
+
+/*
+ * cpc_buf_create(3CPC): the tick is the TSC cycles since the set was
+ * bound, not the time-stamp counter itself; for LWP and CPU bindings.
+ */
+TEST(buffer_tick_counts_from_the_bind)
+{
+	unsigned long long t0, t1, tick1, tick2;
+	cpc_buf_t *buf;
+	cpc_set_t *set;
+	cpc_t *cpc;
+	int pass;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	ASSERT_EQ(0, pin_to_cpu(2));
+	for (pass = 0; pass < 2; pass++) {
+		cpc = cpc_open(CPC_VER_CURRENT);
+		ASSERT_NE(NULL, cpc);
+		set = cpc_set_create(cpc);
+		ASSERT_NE(NULL, set);
+		ASSERT_EQ(0, cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0, USR, 0, NULL));
+		buf = cpc_buf_create(cpc, set);
+		ASSERT_NE(NULL, buf);
+		t0 = tsc_now();
+		if (pass) {
+			ASSERT_EQ(0, cpc_bind_cpu(cpc, 2, set, 0));
+		} else {
+			ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0));
+		}
+		usleep(20000);
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+		tick1 = cpc_buf_tick(cpc, buf);
+		usleep(20000);
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+		tick2 = cpc_buf_tick(cpc, buf);
+		t1 = tsc_now();
+		EXPECT_LT(0ULL, tick1) TH_LOG("pass %d", pass);
+		EXPECT_LT(tick1, tick2) TH_LOG("pass %d", pass);
+		EXPECT_GT(t1 - t0, tick2)
+			TH_LOG("pass %d: tick %llu is not counted from the bind (%llu cycles ago)",
+			       pass, tick2, t1 - t0);
+		EXPECT_EQ(0, cpc_close(cpc));
+	}
+}
+
+/* The test PMU's count of events put on a counter (perf's add calls). */
+static int fakepmu_adds(void)
+{
+	int n;
+
+	return read_file_int("/sys/kernel/debug/fakepmu/adds", &n) ? -1 : n;
+}
+
+/*
+ * cpc_set_restart() of a set that counts: every counter goes on from its
+ * preset, exactly, with no perf call (no counter is taken off and put back).
+ */
+TEST(restart_of_a_counting_set_moves_only_the_values)
+{
+	uint64_t v0, v1;
+	cpc_buf_t *buf;
+	cpc_set_t *set;
+	cpc_t *cpc;
+	int adds, i;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	ASSERT_EQ(0, pin_to_cpu(2));
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc);
+	set = cpc_set_create(cpc);
+	ASSERT_NE(NULL, set);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, set, "PAPI_tot_ins", 100, USR, 0, NULL));
+	ASSERT_EQ(1, cpc_set_add_request(cpc, set, "PAPI_tot_cyc", 7, USR, 0, NULL));
+	buf = cpc_buf_create(cpc, set);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0));
+	adds = fakepmu_adds();
+	ASSERT_LE(0, adds);
+	for (i = 1; i <= 10; i++) {
+		ASSERT_EQ(0, inject_here(EV_INSTR, 50));
+		ASSERT_EQ(0, cpc_set_restart(cpc, set));
+		ASSERT_EQ(0, inject_here(EV_INSTR, i));
+		ASSERT_EQ(0, inject_here(EV_CYCLES, 2 * i));
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+		ASSERT_EQ(0, cpc_buf_get(cpc, buf, 0, &v0));
+		ASSERT_EQ(0, cpc_buf_get(cpc, buf, 1, &v1));
+		EXPECT_EQ(100ULL + i, v0) TH_LOG("restart %d", i);
+		EXPECT_EQ(7ULL + 2 * i, v1) TH_LOG("restart %d", i);
+	}
+	/* The thread stayed on CPU 2: nothing took its events off. */
+	EXPECT_EQ(adds, fakepmu_adds());
+	EXPECT_EQ(0, cpc_close(cpc));
+}
+
 TEST_HARNESS_MAIN

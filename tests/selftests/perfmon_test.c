@@ -1736,4 +1736,102 @@ out:
 	munmap(o, sizeof(*o));
 }
 
+/* Function-call interrupts (the "CAL" row of /proc/interrupts) per CPU. */
+static int call_interrupts(long long *n, int max)
+{
+	char line[4096], *p, *end;
+	FILE *f = fopen("/proc/interrupts", "re");
+	int cpus = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "CAL:", 4))
+			continue;
+		p += 4;
+		for (cpus = 0; cpus < max; cpus++) {
+			n[cpus] = strtoll(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return cpus;
+}
+
+/*
+ * PMIOREAD sums a counter over every CPU.  A CPU that idles has folded its
+ * counts on the way (pmc_core.c, "idle folds"): reading it needs no
+ * interrupt there, which would also wake it.  The sum stays exact: a count
+ * injected on an idle CPU (an interrupt there) is in the very next read.
+ */
+TEST_F(perfmon, reads_leave_idle_cpus_alone_and_stay_exact)
+{
+	long long before[64], after[64], want = 0;
+	int ncpu = count_online_cpus(), n, i, cpu;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	ASSERT_GT(64, ncpu);
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, SETUP(self->fd, 0, CTL_INSTR_U));
+	ASSERT_EQ(0, START(self->fd, 0));
+	usleep(100000);		/* the other CPUs go idle */
+
+	ASSERT_EQ(ncpu, call_interrupts(before, 64));
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(0LL, read_ctr(self->fd, 0));
+	ASSERT_EQ(ncpu, call_interrupts(after, 64));
+	/* Before the folds: one interrupt per read on every other CPU. */
+	for (cpu = 1; cpu < ncpu; cpu++)
+		EXPECT_GT(50, after[cpu] - before[cpu])
+			TH_LOG("CPU %d took %lld function-call interrupts for 200 reads",
+			       cpu, after[cpu] - before[cpu]);
+
+	for (i = 0; i < 20; i++) {
+		cpu = 1 + i % (ncpu - 1);
+		n = 1 + i;
+		ASSERT_EQ(0, inject(cpu, EV_INSTR, n));
+		want += n;
+		EXPECT_EQ(want, read_ctr(self->fd, 0)) TH_LOG("after CPU %d", cpu);
+		if (i % 5 == 4)
+			usleep(20000);
+	}
+}
+
+/* The test PMU's count of perf events made (event_init calls). */
+static int events_made(void)
+{
+	int n;
+
+	return read_file_int("/sys/kernel/debug/fakepmu/events_made", &n) ? -1 : n;
+}
+
+/*
+ * PMIOSTOP and PMIOSTART pause and resume the perf events they have (perf
+ * DISABLE and ENABLE), instead of making new ones, unless another pinned
+ * event came since (start_does_not_evict_pinned_perf_events).
+ */
+TEST_F(perfmon, stop_and_start_keep_their_perf_events)
+{
+	int made, i;
+
+	NEED_FAKEPMU();
+	ASSERT_EQ(0, SETUP(self->fd, 0, CTL_INSTR_U));
+	ASSERT_EQ(0, START(self->fd, 0));
+	made = events_made();
+	ASSERT_LE(0, made);
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, STOP(self->fd, 0));
+		ASSERT_EQ(0, inject(1, EV_INSTR, 100));
+		ASSERT_EQ(0, START(self->fd, 0));
+		ASSERT_EQ(0, inject(1, EV_INSTR, 1));
+	}
+	EXPECT_EQ(made, events_made());
+	EXPECT_EQ(10LL, read_ctr(self->fd, 0));
+}
+
 TEST_HARNESS_MAIN

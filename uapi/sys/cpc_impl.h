@@ -110,7 +110,7 @@ struct pmc_cpc_sample {
 	__u32 reserved;
 	__u64 vals;		/* user pointer: one __u64 per request, index order */
 	__u64 hrtime;		/* out: CLOCK_MONOTONIC, ns */
-	__u64 tick;		/* out: time-stamp counter */
+	__u64 tick;		/* out: TSC cycles since the binding was made */
 };
 
 /* Preset one request of a binding; takes effect at the next restart. */
