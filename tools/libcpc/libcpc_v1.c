@@ -268,6 +268,7 @@ struct v1_walk {
 	void *arg;
 	void (*action)(void *arg, int regno, const char *name, uint8_t bits);
 	uint32_t want;			/* v1_find: code and unit mask */
+	uint32_t want_extra;		/* v1_find: its edge, invert, counter mask */
 	const char *found;
 	char name[CPC_MAX_EVENT_LEN];
 };
@@ -547,7 +548,15 @@ static void v1_find_one(void *p, const char *name)
 	if (w->found)
 		return;
 	pes = v1_image(w->cpu, name, NULL, 0, NULL);
-	if (pes && (pes & 0xffff) == w->want) {
+	/*
+	 * Names that differ only in edge, invert or counter mask (Intel's
+	 * walk_active and walk_pending): only one whose own bits the event
+	 * has, so that the name reads back as the same image.
+	 */
+	if (pes && (pes & 0xffff) == w->want &&
+	    !(pes & (PES_E | PES_INV) & ~w->want_extra) &&
+	    (!(pes >> PES_CMASK_SHIFT) ||
+	     pes >> PES_CMASK_SHIFT == w->want_extra >> PES_CMASK_SHIFT)) {
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		w->found = w->name;
 	}
@@ -617,6 +626,7 @@ CPC_EXPORT char *cpc_eventtostr(cpc_event_t *event)
 		memset(&w, 0, sizeof(w));
 		w.cpu = v1_get_cpu();
 		w.want = pes & 0xffff;
+		w.want_extra = pes & (PES_E | PES_INV | (0xffU << PES_CMASK_SHIFT));
 		cpcev_walk(w.cpu, CPCEV_PLATFORM, v1_find_one, &w);
 		if (w.found ?
 		    v1_append(&s, &len, "%spic%d=%s", n ? "," : "", i, w.found) :
@@ -633,6 +643,7 @@ CPC_EXPORT char *cpc_eventtostr(cpc_event_t *event)
 		memset(&w, 0, sizeof(w));
 		w.cpu = v1_get_cpu();
 		w.want = pes & 0xffff;
+		w.want_extra = pes & (PES_E | PES_INV | (0xffU << PES_CMASK_SHIFT));
 		cpcev_walk(w.cpu, CPCEV_PLATFORM, v1_find_one, &w);
 		if (!w.found && ((pes >> PES_UMASK_SHIFT) & 0xff) &&
 		    v1_append(&s, &len, ",umask%d=0x%x", i,
