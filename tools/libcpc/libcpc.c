@@ -262,7 +262,8 @@ static struct cpc_req *req_at(cpc_set_t *set, int index)
 
 /* ---- the handle ------------------------------------------------------------- */
 
-static void cpc_cpu_detect(struct cpcev_cpu *cpu)
+/* The processor this runs on, with libpfm4's table for it (v1 too). */
+void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 {
 	unsigned int max = 0, a = 0, b = 0, c = 0, d = 0;
 	uint32_t eax1 = 0, eax_a = 0, ebx_a = 0;
@@ -330,7 +331,7 @@ CPC_EXPORT cpc_t *cpc_open(int ver)
 		err = ENOTSUP;
 		goto fail;
 	}
-	cpc_cpu_detect(&cpu);
+	__cpc_cpu_detect(&cpu);
 	cpc = __cpc_open_fd(fd, &info, &cpu);
 	if (!cpc) {
 		err = errno;

@@ -36,5 +36,6 @@ void __cpc_pctx_release(cpc_t *cpc, pctx_t *pctx);
 
 /* libcpc_v1.c: for the unit tests, the processor the v1 calls describe. */
 void __cpc_v1_set_cpu(const struct cpcev_cpu *cpu);
+void __cpc_cpu_detect(struct cpcev_cpu *cpu);
 
 #endif /* LIBCPC_IMPL_H */

@@ -16,7 +16,6 @@
  * through libpctx are kept in a list under v1_lock.  Every binding is a
  * set of one shared cpc_t, opened on first use.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -127,25 +126,9 @@ void __cpc_v1_set_cpu(const struct cpcev_cpu *cpu)
 
 static const struct cpcev_cpu *v1_get_cpu(void)
 {
-	unsigned int max = 0, a = 0, b = 0, c = 0, d = 0;
-	uint32_t eax1 = 0, eax_a = 0, ebx_a = 0;
-	char vendor[12];
-
 	pthread_mutex_lock(&v1_lock);
 	if (!v1_have_cpu) {
-		memset(vendor, 0, sizeof(vendor));
-		if (__get_cpuid(0, &max, &b, &c, &d)) {
-			memcpy(vendor, &b, 4);
-			memcpy(vendor + 4, &d, 4);
-			memcpy(vendor + 8, &c, 4);
-		}
-		if (max >= 1 && __get_cpuid(1, &a, &b, &c, &d))
-			eax1 = a;
-		if (max >= 0xa && __get_cpuid(0xa, &a, &b, &c, &d)) {
-			eax_a = a;
-			ebx_a = b;
-		}
-		cpcev_cpu_init(&v1_cpu, vendor, eax1, eax_a, ebx_a);
+		__cpc_cpu_detect(&v1_cpu);
 		v1_have_cpu = 1;
 	}
 	pthread_mutex_unlock(&v1_lock);
@@ -276,8 +259,12 @@ struct v1_walk {
 static void v1_walk_one(void *p, const char *name)
 {
 	struct v1_walk *w = p;
-	uint32_t pes = v1_image(w->cpu, name, NULL, 0, NULL);
+	uint32_t pes;
 
+	/* v2's generic names (some come as raw codes from libpfm4): not v1's. */
+	if (!strncmp(name, "PAPI_", 5) || !strncmp(name, "sw_", 3))
+		return;
+	pes = v1_image(w->cpu, name, NULL, 0, NULL);
 	if (pes)
 		w->action(w->arg, w->regno, name, (uint8_t)(pes & PES_EVENT));
 }
