@@ -325,4 +325,21 @@ TEST_F(tool, missing_operand_prints_usage)
 		     "       [-U unit] counter\n", r.err);
 }
 
+/*
+ * FreeBSD's getopt stops at the first operand: what follows the counter is
+ * operands too (here: too many), never options (GNU getopt would permute).
+ */
+TEST_F(tool, options_after_the_counter_are_operands)
+{
+	struct tool_run r;
+
+	if (access(PERFMON_TOOL, X_OK))
+		SKIP(return, "%s not installed", PERFMON_TOOL);
+	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "0xc0", "-l", "1"));
+	EXPECT_EQ(1, r.status);
+	EXPECT_STREQ("", r.out);
+	EXPECT_STREQ("usage: perfmon [-eiou] [-c command] [-l nloops] [-m mask] [-s sleeptime]\n"
+		     "       [-U unit] counter\n", r.err);
+}
+
 TEST_HARNESS_MAIN

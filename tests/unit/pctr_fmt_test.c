@@ -92,7 +92,7 @@ TEST(usage_strings)
 		     pctr_usage_args(CPU_CORE));
 	ASSERT_STREQ("[-eilku] [-f funct] [-m umask] [-s ctr] [-t thold]",
 		     pctr_usage_args(CPU_AMD));
-	ASSERT_STREQ("AcEef:IiklMm:Ss:t:u", PCTR_GETOPT);
+	ASSERT_STREQ("+AcEef:IiklMm:Ss:t:u", PCTR_GETOPT);
 }
 
 TEST(options_per_cpu)

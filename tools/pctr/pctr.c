@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	opterr = 0;	/* report bad options the BSD way, below */
 	while ((ch = getopt(argc, argv, PCTR_GETOPT)) != -1) {
 		if (ch == '?') {
-			if (optopt && optopt != ':' &&
+			if (optopt && optopt != ':' && optopt != '+' &&
 			    strchr(PCTR_GETOPT, optopt))
 				warnx("option requires an argument -- %c",
 				      optopt);

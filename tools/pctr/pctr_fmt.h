@@ -69,7 +69,8 @@ struct pctr_opts {
 #define PCTR_OPT_USAGE	1	/* print the usage text, exit 1 */
 #define PCTR_OPT_ERR	2	/* errx(1) with the message */
 
-#define PCTR_GETOPT	"AcEef:IiklMm:Ss:t:u"
+/* "+": stop at the first operand, as BSD getopt does. */
+#define PCTR_GETOPT	"+AcEef:IiklMm:Ss:t:u"
 
 /*
  * Class of the CPU from hw.machine and machdep.cpuvendor/cpuid.  Returns

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	opterr = 0;	/* report bad options the way FreeBSD's getopt does */
 	while ((ch = getopt(argc, argv, PERFMON_GETOPT)) != -1) {
 		if (ch == '?') {
-			if (optopt && optopt != ':' &&
+			if (optopt && optopt != ':' && optopt != '+' &&
 			    strchr(PERFMON_GETOPT, optopt))
 				warnx("option requires an argument -- %c",
 				      optopt);

@@ -12,7 +12,8 @@
 
 #include <machine/perfmon.h>
 
-#define PERFMON_GETOPT		"s:l:uoeiU:m:c:"
+/* "+": stop at the first operand, as FreeBSD getopt does. */
+#define PERFMON_GETOPT		"+s:l:uoeiU:m:c:"
 #define PERFMON_DEF_LOOPS	50
 #define PERFMON_ERRLEN		128	/* room for any message of this module */
 
