@@ -85,7 +85,7 @@ bench:
 	@$(MAKE) -s all
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -static -Iuapi -Itools/libcpc \
 		-o $(BUILD)/selftests/pmc_bench tests/bench/pmc_bench.c \
-		$(BUILD)/lib/libcpc.a -lpthread
+		$(BUILD)/lib/libcpc.a -lpfm -lpthread
 	$(CC) -O2 -g -Wall -Wextra -o $(BUILD)/selftests/cpctools_bench \
 		tools/cpctools/cpctools_bench.c -lpthread
 	@PMCOMPAT_VM_SUFFIX=-bench-icount tests/vm/run-lane --lane stock --bench --tests pmc_bench
