@@ -9,6 +9,7 @@
 #   make bench        boot the stock lane under -icount: instructions per legacy call next to perf's
 #                     (tests/bench/pmc_bench), then the overhead of cpustat and cputrack
 #   make install      DESTDIR=... install module, headers, libraries, tools, man pages, udev rule, dkms source
+#   make uninstall    DESTDIR=... remove what make install put there
 #   make lint         checkpatch --strict and sparse on the kernel sources
 
 VERSION := $(shell cat VERSION)
@@ -31,7 +32,7 @@ LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
 KSFT := $(BUILD)/ksft
 CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
 
-.PHONY: all modules tools selftests unit deps check check-fast demo install lint clean
+.PHONY: all modules tools selftests unit deps check check-fast demo install uninstall lint clean
 
 all: modules tools selftests unit
 
@@ -112,6 +113,17 @@ install: modules tools
 	mkdir -p $(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)
 	cp -a $(KSRC) $(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)/
 	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in >$(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)/dkms.conf
+
+# Remove what "install" puts in place (same DESTDIR and PREFIX): the list is
+# that of an install into a scratch directory.  The pmcompat group stays.
+uninstall: modules tools
+	@t=$$(mktemp -d) && $(MAKE) -s install DESTDIR=$$t >/dev/null && \
+	(cd $$t && find . ! -type d) | while read -r f; do \
+		rm -f "$(DESTDIR)/$${f#./}"; done && \
+	(cd $$t && find . -mindepth 1 -depth -type d) | while read -r d; do \
+		rmdir "$(DESTDIR)/$${d#./}" 2>/dev/null || true; done; \
+	rm -rf "$$t"
+	if [ -z "$(DESTDIR)" ]; then ldconfig || true; depmod -a $(KVER) || true; fi
 
 lint: $(CHECKPATCH)
 	@tests/lint $(CHECKPATCH)

@@ -260,6 +260,14 @@ static struct cpc_req *req_at(cpc_set_t *set, int index)
 	return NULL;
 }
 
+CPC_EXPORT hrtime_t gethrtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (hrtime_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* ---- the handle ------------------------------------------------------------- */
 
 /* The processor this runs on, with libpfm4's table for it (v1 too). */

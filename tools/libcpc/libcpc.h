@@ -4,8 +4,8 @@
  * pmcompat /dev/cpc device.  See libcpc(3LIB).
  *
  * Besides the libcpc API this header provides the few Solaris definitions
- * that libcpc programs take for granted (hrtime_t, processorid_t, uint_t,
- * _lwp_self(), SIGEMT, EMT_CPCOVF and the <sys/regset.h> names PC, SP,
+ * that libcpc programs take for granted (hrtime_t, gethrtime() and <sys/time.h>,
+ * processorid_t, uint_t, _lwp_self(), SIGEMT, EMT_CPCOVF and the <sys/regset.h> names PC, SP,
  * REG_PC, REG_SP), so that they compile unchanged.  The obsolete CPCv1
  * interface, which Solaris declares only for SPARC and 32-bit x86, is not
  * provided.
@@ -31,9 +31,15 @@
 #include <string.h>
 #undef index
 #undef rindex
+/*
+ * A later #include <strings.h> declares them after all (its declarations
+ * repeat harmlessly; its fortified inlines have a guard of their own).
+ */
+#undef _STRINGS_H
 #else
 #include <string.h>
 #endif
+#include <sys/time.h>
 #include <ucontext.h>
 #include <libpctx.h>
 
@@ -48,7 +54,16 @@ extern "C" {
 typedef unsigned int uint_t;
 #endif
 __extension__ typedef long long hrtime_t;	/* nanoseconds */
+#ifndef _PMCOMPAT_PROCESSORID_T
+#define _PMCOMPAT_PROCESSORID_T
 typedef int processorid_t;		/* a CPU number, as in sched_setaffinity(2) */
+#endif
+
+/*
+ * gethrtime(3C): nanoseconds of CLOCK_MONOTONIC, which never goes back (in
+ * libcpc; Solaris declares it in <sys/time.h>, which <libcpc.h> brings in).
+ */
+hrtime_t gethrtime(void);
 
 /*
  * SIGEMT: the overflow signal.  x86 Linux has no SIGEMT; libcpc uses this

@@ -25,6 +25,11 @@
 #define __PERFMON_QUAD	__s64
 #else
 #define __PERFMON_QUAD	quad_t
+/* Strict ISO C modes (-std=c99 ...) leave quad_t out of <sys/types.h>. */
+#if defined(__GLIBC__) && !defined(__USE_MISC) && !defined(_PMCOMPAT_QUAD_T)
+#define _PMCOMPAT_QUAD_T
+typedef __quad_t quad_t;
+#endif
 #endif
 
 /* A counter's control word: the low 32 bits of a PerfEvtSel register. */

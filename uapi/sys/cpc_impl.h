@@ -50,10 +50,12 @@
 #define CPC_HV_NO_ACCESS		11
 
 #ifndef __KERNEL__
+#include <stdint.h>
+
 /* An attribute of a request (name, value), as in Solaris. */
 typedef struct {
 	char *ca_name;
-	__u64 ca_val;
+	uint64_t ca_val;	/* Solaris' type: takes a uint64_t *, prints with PRIu64 */
 } cpc_attr_t;
 #endif
 
