@@ -7,15 +7,21 @@
  * selectors, the TSC and the counter values of the CPU the caller runs on.
  * Any number of opens; programming needs a writable descriptor and the
  * privilege perf asks for counting the whole system.  Values are full 64-bit
- * counts instead of OpenBSD's 40/48-bit raw counter registers.
+ * counts instead of OpenBSD's 40/48-bit raw counter registers.  The 1998
+ * i386 form (PCTR_I386_1998: two counters and pctr_idl) has a PCIOCRD of
+ * its own, and Pentium (P5) control words are taken where they still mean
+ * something.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/kernel_stat.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/smp.h>
+#include <linux/tick.h>
 #include <linux/uaccess.h>
+#include <asm/tsc.h>
 #include <machine/pctr.h>
 
 #include "pmc_core.h"
@@ -31,6 +37,55 @@ static DEFINE_MUTEX(pctr_lock);		/* serialises programming and reads */
 static struct pmc_set *pctr_set;	/* PCTR_NUM counters on every CPU */
 static unsigned int pctr_fn[PCTR_NUM];	/* selector of each counter */
 
+/*
+ * Pentium (P5) control words, below 0x200 with P5CTR_U or P5CTR_K: a P6 word
+ * that small has neither mode bit and counts nothing, so the two never mix
+ * up.  The Pentium events that today's processors count the same way are
+ * given to perf as its generic events; the others are EINVAL.
+ */
+#define P5CTR_LIMIT		0x200
+#define P5CTR_EVENT		0x3f
+#define PCTR_CACHE(c, op, res)	((c) | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+				 (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
+
+static const struct {
+	u8 code;
+	u8 type;
+	u32 config;
+} pctr_p5_events[] = {
+	{ 0x00, PERF_TYPE_HW_CACHE, PCTR_CACHE(PERF_COUNT_HW_CACHE_L1D, READ, ACCESS) },
+	{ 0x01, PERF_TYPE_HW_CACHE, PCTR_CACHE(PERF_COUNT_HW_CACHE_L1D, WRITE, ACCESS) },
+	{ 0x03, PERF_TYPE_HW_CACHE, PCTR_CACHE(PERF_COUNT_HW_CACHE_L1D, READ, MISS) },
+	{ 0x0d, PERF_TYPE_HW_CACHE, PCTR_CACHE(PERF_COUNT_HW_CACHE_ITLB, READ, MISS) },
+	{ 0x0e, PERF_TYPE_HW_CACHE, PCTR_CACHE(PERF_COUNT_HW_CACHE_L1I, READ, MISS) },
+	{ 0x12, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ 0x16, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+};
+
+static bool pctr_is_p5(unsigned int fn)
+{
+	return fn && fn < P5CTR_LIMIT && (fn & (P5CTR_U | P5CTR_K));
+}
+
+static int pctr_desc_p5(struct pmc_event_desc *desc, unsigned int fn)
+{
+	unsigned int i;
+
+	if (fn & P5CTR_C)
+		return -EINVAL;	/* cycles while an event holds: none today */
+	for (i = 0; i < ARRAY_SIZE(pctr_p5_events); i++) {
+		if (pctr_p5_events[i].code != (fn & P5CTR_EVENT))
+			continue;
+		memset(desc, 0, sizeof(*desc));
+		desc->type = pctr_p5_events[i].type;
+		desc->config = pctr_p5_events[i].config;
+		desc->exclude_user = !(fn & P5CTR_U);
+		desc->exclude_kernel = !(fn & P5CTR_K);
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 {
 	struct pmc_event_desc desc;
@@ -43,12 +98,19 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 		return -EPERM;
 	if (fn & PCTR_REFUSED_BITS)
 		return -EINVAL;
+	if (pctr_is_p5(fn)) {
+		/* A Pentium counter counts as soon as it has a mode. */
+		ret = pctr_desc_p5(&desc, fn);
+		if (ret)
+			return ret;
+		flags = PMC_START;
+	} else {
+		pmc_desc_from_evtsel(&desc, fn);
+		if ((fn & PCTR_EN) && (fn & (PCTR_U | PCTR_K)))
+			flags = PMC_START;
+	}
 	if (fn && pmc_access_check(PMC_ACCESS_CPU, NULL))
 		return -EPERM;
-
-	pmc_desc_from_evtsel(&desc, fn);
-	if ((fn & PCTR_EN) && (fn & (PCTR_U | PCTR_K)))
-		flags = PMC_START;
 
 	mutex_lock(&pctr_lock);
 	/* Unchanged: keeps counting, unless perf lost it (then reprogram). */
@@ -63,6 +125,8 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 	pctr_fn[n] = ret ? 0 : fn;
 	if (ret == -EACCES)	/* perf's own check of CPU-wide counting */
 		ret = -EPERM;
+	else if (ret == -ENOENT || ret == -EOPNOTSUPP)
+		ret = -EINVAL;	/* a generic event this processor lacks */
 out:
 	mutex_unlock(&pctr_lock);
 	return ret;
@@ -89,6 +153,44 @@ static int pctr_read(void __user *argp)
 	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+/*
+ * The idle time of a CPU in TSC cycles: pctr_idl of the 1998 form.  OpenBSD
+ * counted passes of its idle loop, which grew with the time a CPU idled;
+ * Linux's idle loop halts instead of spinning, so its time is the measure.
+ */
+static u64 pctr_idle_cycles(int cpu)
+{
+	u64 us = get_cpu_idle_time_us(cpu, NULL);
+
+	if (us == (u64)-1)	/* no NOHZ idle accounting: the tick's */
+		us = div_u64(kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE], NSEC_PER_USEC);
+	return div_u64(us * tsc_khz, USEC_PER_MSEC);
+}
+
+/* PCIOCRD of the 1998 form: counters 0 and 1, and the idle time. */
+static int pctr_read_1998(void __user *argp)
+{
+	u64 values[PCTR_NUM] = { 0 }, tsc = 0;
+	struct pctrst_1998 st;
+	unsigned int i;
+	int ret, cpu;
+
+	memset(&st, 0, sizeof(st));
+	mutex_lock(&pctr_lock);
+	cpu = raw_smp_processor_id();
+	ret = pmc_set_read(pctr_set, cpu, values, &tsc);
+	for (i = 0; i < ARRAY_SIZE(st.pctr_fn); i++) {
+		st.pctr_fn[i] = pctr_fn[i];
+		st.pctr_hwc[i] = values[i];
+	}
+	mutex_unlock(&pctr_lock);
+	if (ret)
+		return ret;
+	st.pctr_tsc = tsc;
+	st.pctr_idl = pctr_idle_cycles(cpu);
+	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
 static long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *argp = (void __user *)arg;
@@ -96,6 +198,9 @@ static long pctr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (cmd == PCIOCRD)
 		return pctr_read(argp);
+	/* Same layout for 32- and 64-bit callers: compat_ptr_ioctl suffices. */
+	if (cmd == PCIOCRD_1998)
+		return pctr_read_1998(argp);
 
 	/* PCIOCS0 + n: n beyond the last counter is EINVAL, as on OpenBSD. */
 	if (_IOC_TYPE(cmd) == _IOC_TYPE(PCIOCS0) &&

@@ -15,6 +15,25 @@
 
 typedef __u64 pctrval;
 
+/*
+ * The 1998 i386 form (pctr.h 1.9): two counters and the idle counter, 40
+ * bytes.  A program written for it defines PCTR_I386_1998 before including
+ * this header (cc -DPCTR_I386_1998), natively or with -m32; the layout is
+ * the same in both.  The driver answers either form's PCIOCRD.
+ */
+struct pctrst_1998 {
+	unsigned int pctr_fn[2];	/* event-select word of each counter */
+	pctrval pctr_tsc;		/* time-stamp counter */
+	pctrval pctr_hwc[2];		/* counter values (full 64 bits) */
+	pctrval pctr_idl;		/* idle time of the CPU, in TSC cycles */
+};
+
+#define PCIOCRD_1998	_IOR('c', 1, struct pctrst_1998)
+
+#ifdef PCTR_I386_1998
+#define PCTR_NUM	2		/* programmable counters per CPU */
+#define pctrst		pctrst_1998
+#else
 #define PCTR_NUM	4		/* programmable counters per CPU */
 
 struct pctrst {
@@ -22,6 +41,7 @@ struct pctrst {
 	pctrval pctr_tsc;		/* time-stamp counter */
 	pctrval pctr_hwc[PCTR_NUM];	/* counter values (full 64 bits) */
 };
+#endif
 
 /* Bits of the event-select ("function") word, as in PerfEvtSel. */
 #define PCTR_U		0x00010000	/* count in user mode */
@@ -39,6 +59,29 @@ struct pctrst {
 
 #define PCTR_UM_SHIFT	8		/* unit mask byte */
 #define PCTR_CM_SHIFT	24		/* counter mask (threshold) byte */
+
+/* The 1998 names of the same bits (pctr.h 1.9), in either form. */
+#define P6CTR_U		PCTR_U
+#define P6CTR_K		PCTR_K
+#define P6CTR_E		PCTR_E
+#define P6CTR_EN	PCTR_EN
+#define P6CTR_I		PCTR_I
+#define P6CTR_UM_M	PCTR_UM_M
+#define P6CTR_UM_E	PCTR_UM_E
+#define P6CTR_UM_S	PCTR_UM_S
+#define P6CTR_UM_I	PCTR_UM_I
+#define P6CTR_UM_MESI	PCTR_UM_MESI
+#define P6CTR_UM_A	PCTR_UM_A
+#define P6CTR_CM_SHIFT	PCTR_CM_SHIFT
+
+/*
+ * Pentium (P5) control words, as OpenBSD's i386 header has them: a 6-bit
+ * event code with these bits, below 0x200.  See pctr(4) for the codes
+ * that count on today's processors.
+ */
+#define P5CTR_K		0x40		/* count in kernel mode */
+#define P5CTR_U		0x80		/* count in user mode */
+#define P5CTR_C		0x100		/* count cycles, not events */
 
 #define PCIOCRD		_IOR('c', 1, struct pctrst)
 #define PCIOCS0		_IOW('c', 8, unsigned int)
