@@ -31,7 +31,7 @@ check() {	# check NAME COMMAND...
 fails() { ! "$@"; }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..17"
 inc=$stage/usr/include
 lib=$stage/usr/lib
 check "staged install" make -s -C "$TOP/tools" O="$O" install DESTDIR="$stage" PREFIX=/usr
@@ -126,6 +126,23 @@ check "pkg-config pmcompat-bsd still finds machine/pctr.h" \
 	env PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_PATH="$lib/pkgconfig" \
 	sh -c "cc -fsyntax-only '$work/bsd.c' \$(pkg-config --cflags pmcompat-bsd)"
 
+api='^(cpc_|pctx_|gethrtime$|processor_bind$)'
+# The defined global symbols of a listing (nm) that are not the API: none.
+only_api() {
+	awk 'NF >= 3 && $2 ~ /^[TDBRVW]$/ { print $3 }' | sed 's/@.*//' >"$work/syms"
+	[ -s "$work/syms" ] || { echo "no symbols"; return 1; }
+	! grep -Ev "$api" "$work/syms"
+}
+so_only_api() { nm -D --defined-only "$lib/libcpc.so" | only_api; }
+a_only_api() { nm -g --defined-only "$lib/libcpc.a" | only_api; }
+so_versioned() {
+	objdump -T "$lib/libcpc.so" | awk '/ DF | DO / && $NF ~ /^(cpc_|pctx_|gethrtime|processor_bind)/ {
+		n++; if ($(NF - 1) != "PMCOMPAT_1.0") { bad = 1; print } }
+		END { exit bad || !n }'
+}
+check "libcpc.so exports the API only" so_only_api
+check "libcpc.so versions every symbol PMCOMPAT_1.0" so_versioned
+check "libcpc.a defines the API only" a_only_api
 check "make uninstall" make -s -C "$TOP/tools" O="$O" uninstall DESTDIR="$stage" PREFIX=/usr
 check "nothing left after make uninstall" sh -c "[ -z \"\$(find '$stage' -mindepth 1)\" ] || find '$stage' -mindepth 1"
 
