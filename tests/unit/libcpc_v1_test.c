@@ -103,6 +103,12 @@ static void roundtrip_one(void *arg, int regno, const char *name, uint8_t bits)
 		r->failed++;
 		return;
 	}
+	/*
+	 * cpc_eventtostr() looks the name up among all of libpfm4's (hundreds
+	 * on Skylake): every 10th name is enough to check the round trip.
+	 */
+	if (r->names % 10)
+		return;
 	s = cpc_eventtostr(&ev);
 	if (!s || cpc_strtoevent(r->cpuver, s, &again) ||
 	    memcmp(&ev, &again, sizeof(ev))) {
