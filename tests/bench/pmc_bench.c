@@ -140,13 +140,15 @@ static int perf_disable_enable(void)
 	return 0;
 }
 
+static int group_n = 4;
+
 static int perf_group_setup(void)
 {
 	static const unsigned int ev[4] = { EV_INSTR, EV_CYCLES, EV_BRANCH, EV_BRMISS };
 	struct perf_event_attr attr;
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < group_n; i++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = PERF_TYPE_RAW;
@@ -173,9 +175,23 @@ static void perf_group_teardown(void)
 
 static int perf_group_read(void)
 {
+	size_t size = (1 + group_n) * sizeof(uint64_t);
 	uint64_t v[5];
 
-	return read(group_fd[0], v, sizeof(v)) == sizeof(v) ? 0 : -EIO;
+	return read(group_fd[0], v, size) == (ssize_t)size ? 0 : -EIO;
+}
+
+/* The same with two events: what cpc_set_sample of two requests compares to. */
+static int perf_group2_setup(void)
+{
+	group_n = 2;
+	return perf_group_setup();
+}
+
+static void perf_group2_teardown(void)
+{
+	perf_group_teardown();
+	group_n = 4;
 }
 
 /* ---- pctr ---- */
@@ -679,6 +695,8 @@ static void run_mem(int c)
 static struct op ops[] = {
 	OP("perf read() of one event (the anchor)", 1000, perf_one_setup, perf_one_read,
 	   perf_one_teardown),
+	OP("perf read() of a 2-event group", 1000, perf_group2_setup, perf_group_read,
+	   perf_group2_teardown),
 	OP("perf read() of a 4-event group", 1000, perf_group_setup, perf_group_read,
 	   perf_group_teardown),
 	OP("perf DISABLE+ENABLE ioctls", 500, perf_one_setup, perf_disable_enable,
