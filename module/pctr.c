@@ -132,23 +132,35 @@ out:
 	return ret;
 }
 
-static int pctr_read(void __user *argp)
+/* The selectors, the counts of the CPU the caller runs on, and the TSC. */
+static int pctr_snapshot(unsigned int *fn, u64 *values, u64 *tsc, int *cpu)
 {
-	struct pctrst st;
-	u64 values[PCTR_NUM] = { 0 }, tsc = 0;
-	unsigned int i;
 	int ret;
 
-	memset(&st, 0, sizeof(st));
 	mutex_lock(&pctr_lock);
-	ret = pmc_set_read(pctr_set, raw_smp_processor_id(), values, &tsc);
-	for (i = 0; i < PCTR_NUM; i++) {
-		st.pctr_fn[i] = pctr_fn[i];
-		st.pctr_hwc[i] = values[i];
-	}
+	*cpu = raw_smp_processor_id();
+	ret = pmc_set_read(pctr_set, *cpu, values, tsc);
+	memcpy(fn, pctr_fn, sizeof(pctr_fn));
 	mutex_unlock(&pctr_lock);
+	return ret;
+}
+
+static int pctr_read(void __user *argp)
+{
+	u64 values[PCTR_NUM] = { 0 }, tsc = 0;
+	unsigned int fn[PCTR_NUM];
+	struct pctrst st;
+	unsigned int i;
+	int ret, cpu;
+
+	ret = pctr_snapshot(fn, values, &tsc, &cpu);
 	if (ret)
 		return ret;
+	memset(&st, 0, sizeof(st));
+	for (i = 0; i < PCTR_NUM; i++) {
+		st.pctr_fn[i] = fn[i];
+		st.pctr_hwc[i] = values[i];
+	}
 	st.pctr_tsc = tsc;
 	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
 }
@@ -171,21 +183,19 @@ static u64 pctr_idle_cycles(int cpu)
 static int pctr_read_1998(void __user *argp)
 {
 	u64 values[PCTR_NUM] = { 0 }, tsc = 0;
+	unsigned int fn[PCTR_NUM];
 	struct pctrst_1998 st;
 	unsigned int i;
 	int ret, cpu;
 
-	memset(&st, 0, sizeof(st));
-	mutex_lock(&pctr_lock);
-	cpu = raw_smp_processor_id();
-	ret = pmc_set_read(pctr_set, cpu, values, &tsc);
-	for (i = 0; i < ARRAY_SIZE(st.pctr_fn); i++) {
-		st.pctr_fn[i] = pctr_fn[i];
-		st.pctr_hwc[i] = values[i];
-	}
-	mutex_unlock(&pctr_lock);
+	ret = pctr_snapshot(fn, values, &tsc, &cpu);
 	if (ret)
 		return ret;
+	memset(&st, 0, sizeof(st));
+	for (i = 0; i < ARRAY_SIZE(st.pctr_fn); i++) {
+		st.pctr_fn[i] = fn[i];
+		st.pctr_hwc[i] = values[i];
+	}
 	st.pctr_tsc = tsc;
 	st.pctr_idl = pctr_idle_cycles(cpu);
 	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
