@@ -623,7 +623,8 @@ TEST(pctx_detach_with_the_leader_gone)
 		pthread_t t;
 
 		pthread_create(&t, NULL, zl_spin, NULL);
-		usleep(300000);
+		/* Long enough for a loaded host to capture it first. */
+		usleep(1000000);
 		/* The leader goes, the process runs on (SYS_exit: no unwinding). */
 		syscall(SYS_exit, 0);
 	}
@@ -633,8 +634,10 @@ TEST(pctx_detach_with_the_leader_gone)
 	ASSERT_NE(NULL, p);
 	set_all(p, 1);
 	/* The leader exits during the run; the run ends and lets go. */
-	EXPECT_EQ(0, pctx_run(p, 50, 12, on_tick));
+	EXPECT_EQ(0, pctx_run(p, 50, 100, on_tick));
 	pctx_release(p);
+	for (c = 0; c < nevents && nevents != 5; c++)
+		TH_LOG("event %ld: %s", c, events[c]);
 	ASSERT_EQ(5, nevents);
 	EXPECT_STREQ("P0 1 init", events[0]);
 	EXPECT_STREQ("P0 2 init", events[1]);
