@@ -205,7 +205,7 @@ static int cpustat_err(char *err, size_t n, char *const argv[])
 	return ret;
 }
 
-TEST_F(cpustat, bad_specs_give_the_original_messages)
+TEST_F_TIMEOUT(cpustat, bad_specs_give_the_original_messages, 120)
 {
 	static const struct {
 		const char *spec, *msg;

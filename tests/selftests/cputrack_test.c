@@ -378,7 +378,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-TEST_F(cputrack, p_attaches_and_detaches_leaving_the_process_running)
+TEST_F_TIMEOUT(cputrack, p_attaches_and_detaches_leaving_the_process_running, 120)
 {
 	struct shared *sh = shared_zone(sizeof(*sh));
 	char line[512], rest[8192], pidstr[16];
@@ -534,7 +534,7 @@ static int cputrack_err(char *err, size_t n, char *const argv[])
 	return ret;
 }
 
-TEST_F(cputrack, usage_and_spec_errors)
+TEST_F_TIMEOUT(cputrack, usage_and_spec_errors, 120)
 {
 	static const char usage[] = "Usage: cputrack [-T secs] [-N count] [-Defhntv] "
 				    "[-o file] -c events [command [args] | -p pid]\n";
