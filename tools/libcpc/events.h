@@ -28,6 +28,7 @@ struct cpcev_cpu {
 	uint32_t arch_unavail;		/* Intel CPUID 0xA EBX */
 	int pfm_pmu;			/* libpfm4's pfm_pmu_t, 0: none */
 	char pfm_name[32];		/* its name, e.g. "skl" */
+	int pfm_lazy;			/* pfm_pmu not looked up yet: cpcev_cpu_pfm_lazy() */
 };
 
 /* The event classes of cpcev_walk(). */
@@ -60,6 +61,7 @@ void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
  * and raw events exist.  Returns 1 if a PMU was chosen.
  */
 int cpcev_cpu_pfm(struct cpcev_cpu *cpu);
+void cpcev_cpu_pfm_lazy(struct cpcev_cpu *cpu);
 
 /* cpc_cciname() and cpc_cpuref() texts. */
 void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len);

@@ -290,7 +290,7 @@ void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 		ebx_a = b;
 	}
 	cpcev_cpu_init(cpu, vendor, eax1, eax_a, ebx_a);
-	cpcev_cpu_pfm(cpu);
+	cpcev_cpu_pfm_lazy(cpu);
 }
 
 cpc_t *__cpc_open_fd(int fd, const struct pmc_cpc_info *info,
