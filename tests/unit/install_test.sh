@@ -31,7 +31,7 @@ check() {	# check NAME COMMAND...
 fails() { ! "$@"; }
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..18"
 inc=$stage/usr/include
 lib=$stage/usr/lib
 check "staged install" make -s -C "$TOP/tools" O="$O" install DESTDIR="$stage" PREFIX=/usr
@@ -84,6 +84,13 @@ check "libcpc.h, then strings.h: index() declared (gnu17, fortified)" \
 	-fsyntax-only -I"$inc" "$work/order.c"
 check "libcpc.h, then strings.h: index() declared (c99)" \
 	cc -std=c99 -Werror=implicit-function-declaration -fsyntax-only -I"$inc" "$work/order.c"
+
+# glibc's <string.h> declares index() and rindex() (through <strings.h>) in
+# the default mode; a later <string.h> must still do so after <libcpc.h>.
+sed 's/<strings\.h>/<string.h>/' "$work/order.c" >"$work/order2.c"
+check "libcpc.h, then string.h: index() declared (gnu17, fortified)" \
+	cc -std=gnu17 -O2 -D_FORTIFY_SOURCE=2 -Wall -Werror \
+	-Werror=implicit-function-declaration -fsyntax-only -I"$inc" "$work/order2.c"
 
 # Every Solaris header, and <machine/perfmon.h>, alone, in each mode.
 hdr_modes() {	# hdr_modes INCLUDEDIR HEADER...

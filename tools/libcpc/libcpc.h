@@ -32,10 +32,12 @@
 #undef index
 #undef rindex
 /*
- * A later #include <strings.h> declares them after all (its declarations
- * repeat harmlessly; its fortified inlines have a guard of their own).
+ * A later #include <strings.h>, or <string.h> (which includes <strings.h>
+ * in glibc's default mode), declares them after all: their declarations
+ * repeat harmlessly, and the fortified inlines have guards of their own.
  */
 #undef _STRINGS_H
+#undef _STRING_H
 #else
 #include <string.h>
 #endif
