@@ -576,6 +576,30 @@ static void pctx_quiet(const char *fn, const char *fmt, va_list ap)
 {
 }
 
+/* Wait (up to 5 s) until pid sleeps: then it is not the thread on its CPU. */
+static int wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	int i, fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 5000; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return -errno;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -EIO;
+		buf[n] = '\0';
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && (p[2] == 'S' || p[2] == 't'))
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
 TEST(pctx_binds_an_lwp_of_a_child)
 {
 	int cmd[2], ack[2], cpuver;
@@ -612,7 +636,9 @@ TEST(pctx_binds_an_lwp_of_a_child)
 	EXPECT_EQ(ENOTSUP, errno);
 	ASSERT_EQ(0, cpc_pctx_bind_event(pctx, 1, &ev, 0));
 	ASSERT_EQ(0, target_do(cmd[1], ack[0]));
-	ASSERT_EQ(0, inject(2, EV_INSTR, 1000));	/* not while the child runs */
+	/* Not while the child runs: it may still be on CPU 2 after its ack. */
+	ASSERT_EQ(0, wait_sleeping(pid));
+	ASSERT_EQ(0, inject(2, EV_INSTR, 1000));
 	ASSERT_EQ(0, cpc_pctx_take_sample(pctx, 1, &s));
 	EXPECT_EQ(777ULL, s.ce_pic[0]);
 	EXPECT_EQ(cpuver, s.ce_cpuver);
