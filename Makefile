@@ -26,7 +26,7 @@ KVER = $(shell tests/vm/kernel-release $(KDIR))
 KMOD = $(BUILD)/kmod/$(KVER)
 
 # Kernel sources of the module (copied so each kernel gets its own objects).
-KSRC := Kbuild VERSION module include uapi
+KSRC := Kbuild VERSION module include uapi compat
 
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
 KSFT := $(BUILD)/ksft

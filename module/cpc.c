@@ -35,7 +35,9 @@
 #include <asm/perf_event.h>
 #include <sys/cpc_impl.h>
 
+#include "pmc_compat.h"
 #include "pmc_core.h"
+#include "pmc_cpuid.h"
 #include "pmcompat.h"
 
 #define CPC_NO_SUBCODE		(-1)
@@ -806,29 +808,33 @@ static struct miscdevice cpc_misc = {
 	.mode	= 0660,		/* udev gives it to group pmcompat */
 };
 
-/* CPUID leaf 0xA: general-purpose counters of the calling CPU's core type. */
+/* CPUID's count on the calling CPU: its core type's, on a hybrid CPU. */
 static void cpc_cpu_gp_counters(void *min)
 {
-	unsigned int n = (cpuid_eax(0xa) >> 8) & 0xff;
+	struct pmc_cpuid c;
+	unsigned int n;
 
+	pmc_cpuid_read(&c);
+	n = pmc_cpuid_gp_counters(&c);
 	if (n && n < *(unsigned int *)min)
 		*(unsigned int *)min = n;
 }
 
 /*
- * The general-purpose counters a set may use.  perf's own answer does not
- * cover hybrid CPUs (it WARNs there): on those, the smallest number any
- * core type reports.  4 when nothing says.
+ * The general-purpose counters a set may use: perf's count where perf
+ * gives it to modules and the CPU is not hybrid (perf's answer does not
+ * cover hybrid CPUs: it WARNs there); else CPUID's, decoded as perf does,
+ * on every CPU, and the smallest (a thread's set must fit on every core
+ * type).  4 when nothing says (no architectural PMU: a VM without one).
  */
 static unsigned int cpc_count_npic(void)
 {
-	struct x86_pmu_capability cap;
-	unsigned int cpu, n = UINT_MAX;
+	unsigned int cpu, n = 0;
 
-	if (!boot_cpu_has(X86_FEATURE_HYBRID_CPU) && !pmc_hybrid()) {
-		perf_get_x86_pmu_capability(&cap);
-		n = cap.num_counters_gp;
-	} else if (boot_cpu_data.cpuid_level >= 0xa) {
+	if (!boot_cpu_has(X86_FEATURE_HYBRID_CPU) && !pmc_hybrid())
+		n = pmc_perf_gp_counters();
+	if (!n) {
+		n = UINT_MAX;
 		cpus_read_lock();
 		for_each_online_cpu(cpu)
 			smp_call_function_single(cpu, cpc_cpu_gp_counters, &n, 1);

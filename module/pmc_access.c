@@ -38,12 +38,12 @@
 #include <linux/cred.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/uidgid.h>
 
+#include "pmc_compat.h"
 #include "pmc_core.h"
 
 static bool pmc_perfmon_capable(void)
@@ -51,22 +51,12 @@ static bool pmc_perfmon_capable(void)
 	return capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN);
 }
 
-/* perf's own answer for kernel-mode counting, where a module may ask it. */
-static bool pmc_perf_allows_kernel(void)
-{
-#ifdef PMC_HAVE_PERF_ALLOW_KERNEL
-	return !perf_allow_kernel();
-#else
-	return false;
-#endif
-}
-
 /* The credential part of ptrace_may_access(PTRACE_MODE_READ_REALCREDS). */
 static bool pmc_may_read_task(struct task_struct *target)
 {
 	const struct cred *cred = current_cred(), *tcred;
 	struct mm_struct *mm;
-	bool ok, dumpable = false;
+	bool ok;
 
 	if (same_thread_group(target, current))
 		return true;
@@ -87,12 +77,12 @@ static bool pmc_may_read_task(struct task_struct *target)
 
 	/* A target without an mm (exiting) counts nothing: refuse. */
 	mm = get_task_mm(target);
-	if (mm) {
-		dumpable = get_dumpable(mm) == SUID_DUMP_USER ||
-			   ns_capable(mm->user_ns, CAP_SYS_PTRACE);
-		mmput(mm);
-	}
-	return dumpable;
+	if (!mm)
+		return false;
+	mmput(mm);
+	/* Dumpability after the credentials, as ptrace (commit_creds()'s barrier). */
+	smp_rmb();
+	return pmc_task_dumpable(target);
 }
 
 /*

@@ -4,7 +4,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/context_tracking_state.h>
 #include <linux/cpu.h>
 #include <linux/device.h>
 #include <linux/rculist.h>
@@ -17,6 +16,7 @@
 #include <asm/tsc.h>
 #include <trace/events/power.h>
 
+#include "pmc_compat.h"
 #include "pmc_core.h"
 
 /* perf takes sample periods below 2^63. */
@@ -278,17 +278,6 @@ static DEFINE_MUTEX(pmc_fold_lock);
 static bool pmc_fold_probe_on;
 /* Sequence at the fold (unsigned int), -1 when not idle since one. */
 static DEFINE_PER_CPU(long, pmc_fold_seq) = -1;
-
-/* The sequence is called "RCU watching" since 6.10, "dynticks" before. */
-#if defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(CT_RCU_WATCHING)
-#define PMC_CT_SEQ(cpu)		ct_rcu_watching_cpu_acquire(cpu)
-#define PMC_CT_MASK		CT_RCU_WATCHING_MASK
-#define PMC_CT_STEP		CT_RCU_WATCHING
-#elif defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(RCU_DYNTICKS_IDX)
-#define PMC_CT_SEQ(cpu)		ct_dynticks_cpu_acquire(cpu)
-#define PMC_CT_MASK		CT_DYNTICKS_MASK
-#define PMC_CT_STEP		RCU_DYNTICKS_IDX
-#endif
 
 #ifdef PMC_CT_SEQ
 static void pmc_idle_probe(void *data, unsigned int state, unsigned int cpu)

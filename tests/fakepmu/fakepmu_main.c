@@ -87,6 +87,7 @@
 #include <asm/processor.h>
 #include <asm/segment.h>
 
+#include "pmc_config.h"
 #include "inject_parse.h"
 
 #define FAKEPMU_MAX_COUNTERS	32
@@ -555,10 +556,11 @@ static void fakepmu_read(struct perf_event *event)
 
 /*
  * Hybrid: task events run only on the PMU's own CPUs.  6.2 replaced
- * pmu::filter_match by pmu::filter and dropped PERF_PMU_CAP_HETEROGENEOUS_CPUS
- * in the same change, so that flag tells which one this kernel has.
+ * pmu::filter_match by pmu::filter (the PMC_HAVE_PMU_FILTER probe, in
+ * compat/probes/) and dropped PERF_PMU_CAP_HETEROGENEOUS_CPUS in the same
+ * change.
  */
-#ifndef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#ifdef PMC_HAVE_PMU_FILTER
 static bool fakepmu_filter(struct pmu *pmu, int cpu)
 {
 	return !cpumask_test_cpu(cpu, &to_fakepmu(pmu)->cpus);
@@ -593,16 +595,16 @@ static const struct attribute_group *fakepmu_hybrid_groups[] = {
 };
 
 /*
- * Before 6.2, perf_pmu_register() remembers for good that a PMU took the
- * per-task hardware context and WARNs on the next one, so reloading this
- * module would lose per-task events.  PMUs that declare heterogeneous CPUs
- * are exempt (and two hybrid PMUs need it to share that context); the flag
- * changes nothing else and is gone after 6.1.
+ * Before 6.2 (no pmu::filter), perf_pmu_register() remembers for good that a
+ * PMU took the per-task hardware context and WARNs on the next one, so
+ * reloading this module would lose per-task events.  PMUs that declare
+ * heterogeneous CPUs are exempt (and two hybrid PMUs need it to share that
+ * context); the flag changes nothing else and is gone with pmu::filter.
  */
-#ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
-#define FAKEPMU_CAPS	PERF_PMU_CAP_HETEROGENEOUS_CPUS
-#else
+#ifdef PMC_HAVE_PMU_FILTER
 #define FAKEPMU_CAPS	0
+#else
+#define FAKEPMU_CAPS	PERF_PMU_CAP_HETEROGENEOUS_CPUS
 #endif
 
 static void fakepmu_setup(struct fakepmu *fp, const char *name, int type,
@@ -626,7 +628,7 @@ static void fakepmu_setup(struct fakepmu *fp, const char *name, int type,
 		return;
 	fp->pmu.capabilities |= PERF_PMU_CAP_EXTENDED_HW_TYPE;
 	fp->pmu.attr_groups = fakepmu_hybrid_groups;
-#ifndef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#ifdef PMC_HAVE_PMU_FILTER
 	fp->pmu.filter = fakepmu_filter;
 #else
 	fp->pmu.filter_match = fakepmu_filter_match;

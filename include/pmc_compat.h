@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmcompat's kernel compatibility, in one place.
+ *
+ * What differs between the kernels pmcompat builds for (6.1 to the newest)
+ * is decided when the module is built, by feature probes compiled against
+ * the target kernel's headers and checked against its Module.symvers
+ * (compat/probe, compat/probes/<name>.c); their answers are the PMC_HAVE_*
+ * macros of the generated pmc_config.h.  Only this header reads them: the
+ * rest of the module calls the helpers below.  A kernel that lacks a
+ * feature with no fallback stops the build with a message naming it.
+ */
+#ifndef PMC_COMPAT_H
+#define PMC_COMPAT_H
+
+#include "pmc_config.h"
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+
+/* CPUID helpers: <asm/cpuid/api.h> since 6.15, <asm/processor.h> before. */
+#ifdef PMC_HAVE_ASM_CPUID_API_H
+#include <asm/cpuid/api.h>
+#else
+#include <asm/processor.h>
+#endif
+
+/* ---- a task's dumpability -------------------------------------------------- */
+
+#if defined(PMC_HAVE_TASK_EXEC_STATE)
+#include <linux/sched/exec_state.h>
+
+/*
+ * The dumpability part of __ptrace_may_access(): the target is dumpable by
+ * its owner, or the caller has CAP_SYS_PTRACE in the user namespace that
+ * goes with the dumpability.  Here both live in task->exec_state.
+ */
+static inline bool pmc_task_dumpable(struct task_struct *task)
+{
+	const struct task_exec_state *es;
+	bool ok;
+
+	rcu_read_lock();
+	es = rcu_dereference(task->exec_state);
+	ok = es && (READ_ONCE(es->dumpable) == TASK_DUMPABLE_OWNER ||
+		    ns_capable(es->user_ns, CAP_SYS_PTRACE));
+	rcu_read_unlock();
+	return ok;
+}
+#elif defined(PMC_HAVE_MM_DUMPABLE)
+#include <linux/sched/coredump.h>
+
+/* The same, on kernels that keep both in the mm. */
+static inline bool pmc_task_dumpable(struct task_struct *task)
+{
+	struct mm_struct *mm = get_task_mm(task);
+	bool ok;
+
+	if (!mm)
+		return false;
+	ok = get_dumpable(mm) == SUID_DUMP_USER || ns_capable(mm->user_ns, CAP_SYS_PTRACE);
+	mmput(mm);
+	return ok;
+}
+#else
+#error "pmcompat: this kernel has neither task->exec_state nor get_dumpable(mm): no way to tell whether a process may be read (see generated/pmc_config.h.log)"
+#endif
+
+/* ---- perf ------------------------------------------------------------------ */
+
+/*
+ * perf's own answer for kernel-mode counting (perf_event_paranoid <= 1 and
+ * the perf LSM hook), where perf exports it (6.12 on).  false elsewhere:
+ * kernel mode then needs CAP_PERFMON.
+ */
+static inline bool pmc_perf_allows_kernel(void)
+{
+#ifdef PMC_HAVE_PERF_ALLOW_KERNEL
+	return !perf_allow_kernel();
+#else
+	return false;
+#endif
+}
+
+/*
+ * perf's count of general-purpose counters, where perf gives it to modules
+ * (not after 6.18: exported to KVM only).  0 when it does not, or has no
+ * x86 PMU; the caller then decodes CPUID as perf does (pmc_cpuid.c).
+ */
+static inline unsigned int pmc_perf_gp_counters(void)
+{
+#ifdef PMC_HAVE_PERF_GET_X86_PMU_CAPABILITY
+	struct x86_pmu_capability cap;
+
+	perf_get_x86_pmu_capability(&cap);
+	return cap.num_counters_gp > 0 ? cap.num_counters_gp : 0;
+#else
+	return 0;
+#endif
+}
+
+/* ---- context tracking (the idle fold, module/pmc_core.c) ------------------- */
+
+/*
+ * The per-CPU context-tracking sequence that moves on at every idle entry
+ * and exit, interrupt and NMI: "RCU watching" since 6.10, "dynticks"
+ * before.  Not defined where the kernel has neither (no idle folds then).
+ */
+#include <linux/context_tracking_state.h>
+#if defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(CT_RCU_WATCHING)
+#define PMC_CT_SEQ(cpu)		ct_rcu_watching_cpu_acquire(cpu)
+#define PMC_CT_MASK		CT_RCU_WATCHING_MASK
+#define PMC_CT_STEP		CT_RCU_WATCHING
+#elif defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(RCU_DYNTICKS_IDX)
+#define PMC_CT_SEQ(cpu)		ct_dynticks_cpu_acquire(cpu)
+#define PMC_CT_MASK		CT_DYNTICKS_MASK
+#define PMC_CT_STEP		RCU_DYNTICKS_IDX
+#endif
+
+#endif /* PMC_COMPAT_H */
