@@ -18,8 +18,9 @@ PREFIX ?= /usr
 DESTDIR ?=
 
 # The kernel to build the module against: the running kernel's build tree
-# when it exists, else the newest installed Debian linux-headers-*-amd64
-# (the stock flavour: never -rt-amd64 or -cloud-amd64; see tests/vm/stock-kdir).
+# when it exists, else the newest installed Debian linux-headers-*-amd64 whose
+# image is installed (either naming scheme, 6.1.0-56-amd64 or
+# 6.12.117+deb12-amd64; never -rt-amd64 or -cloud-amd64: tests/vm/stock-kdir).
 KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 		if [ -d $$d ]; then echo $$d; else tests/vm/stock-kdir; fi)
 KVER = $(shell tests/vm/kernel-release $(KDIR))

@@ -188,6 +188,8 @@ TEST(npic_is_at_least_one)
 	ASSERT_NE(NULL, cpc);
 	EXPECT_LE(1U, cpc_npic(cpc));
 	EXPECT_GE(8U, cpc_npic(cpc));
+	/* CPUID on every CPU (each core type answers for itself), smallest */
+	EXPECT_EQ(expected_npic(), cpc_npic(cpc));
 	EXPECT_EQ(0, cpc_close(cpc));
 }
 

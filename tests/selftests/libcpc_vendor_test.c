@@ -443,6 +443,28 @@ TEST_F(vendor, raw_codes_beyond_the_vendors_range_are_unknown)
 	}
 }
 
+/*
+ * cpc_npic(): the counters perf's driver finds on this model, as the test
+ * reads them from CPUID (expected_npic()).  Where perf does not export its
+ * count to modules (6.19 on) the module decodes CPUID itself; before, it
+ * asks perf, which has no x86 PMU under TCG and so leaves it to CPUID too.
+ * TCG gives every Intel model leaf 0xA version 0 (the module's default, 4)
+ * and its AMD "max" model no PerfCtrExtCore (AMD's 4): other branches of the
+ * decoding are unit-tested on the host (tests/unit/pmc_cpuid_test.c).
+ */
+TEST_F(vendor, npic_is_the_models_counter_count)
+{
+	unsigned int here = cpuid_gp_counters_here();
+
+	TH_LOG("%s: CPUID says %u general-purpose counters%s", self->cpu.vendor, here,
+	       here ? "" : " (no architectural PMU)");
+	EXPECT_EQ(expected_npic(), cpc_npic(self->cpc));
+	/* The lanes' models under TCG: AMD family 0Fh, or Intel without 0xA */
+	if (have_fakepmu()) {
+		EXPECT_EQ(4U, cpc_npic(self->cpc));
+	}
+}
+
 /* Every platform name binds: perf takes what it resolves to. */
 TEST_F(vendor, every_listed_platform_event_binds)
 {

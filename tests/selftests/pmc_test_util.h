@@ -9,6 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -41,6 +42,81 @@ static inline int pin_to_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * The general-purpose counters perf's x86 driver finds on the CPU this
+ * thread runs on, read from CPUID here in user space (the test's own
+ * reading, not the module's): AMD and Hygon 4, 6 with PerfCtrExtCore
+ * (0x80000001 ECX bit 23), PerfMonV2's NumPerfCtrCore (0x80000022) with
+ * both; others leaf 0x23's counter bitmap where enumerated, else leaf 0xA
+ * EAX 15:8.  0 when leaf 0xA's version is 0: no architectural PMU, as
+ * under QEMU's TCG for every model.
+ */
+static inline unsigned int cpuid_gp_counters_here(void)
+{
+	unsigned int a, b, c, d, max, ext, n = 0;
+	char vendor[13];
+
+	__cpuid(0, max, b, c, d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	ext = __get_cpuid_max(0x80000000, NULL);
+	if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine")) {
+		__cpuid(0x80000001, a, b, c, d);
+		if (ext < 0x80000001 || !(c & (1u << 23)))
+			return 4;
+		if (ext < 0x80000022)
+			return 6;
+		__cpuid_count(0x80000022, 0, a, b, c, d);
+		return (a & 1) ? (b & 0xf) : 6;
+	}
+	if (max < 0xa)
+		return 0;
+	__cpuid(0xa, a, b, c, d);
+	if (!(a & 0xff))
+		return 0;
+	n = (a >> 8) & 0xff;
+	if (max >= 0x23) {
+		unsigned int e7;
+
+		__cpuid_count(7, 1, e7, b, c, d);
+		__cpuid_count(0x23, 0, a, b, c, d);
+		if ((e7 & (1u << 8)) && (a & 1)) {
+			__cpuid_count(0x23, 1, a, b, c, d);
+			n = __builtin_popcount(a);
+		}
+	}
+	return n;
+}
+
+/*
+ * cpc_npic() as it should be on this machine: the smallest CPUID count over
+ * the online CPUs (each core type of a hybrid CPU answers for itself), 4
+ * where none is known, at most 8 (a set's requests).  Leaves the thread
+ * free to run anywhere.
+ */
+static inline unsigned int expected_npic(void)
+{
+	unsigned int n, min = UINT_MAX;
+	long cpu, ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t all;
+
+	CPU_ZERO(&all);
+	for (cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE; cpu++) {
+		CPU_SET(cpu, &all);
+		if (pin_to_cpu(cpu))
+			continue;	/* offline */
+		n = cpuid_gp_counters_here();
+		if (n && n < min)
+			min = n;
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+	if (min == UINT_MAX)
+		return 4;
+	return min < 8 ? min : 8;
 }
 
 /* Write one raw command to the inject file; 0 or -errno. */
