@@ -67,7 +67,8 @@ static inline bool pmc_task_dumpable(struct task_struct *task)
 	return ok;
 }
 #else
-#error "pmcompat: this kernel has neither task->exec_state nor get_dumpable(mm): no way to tell whether a process may be read (see generated/pmc_config.h.log)"
+/* No way to tell whether a process may be read: see generated/pmc_config.h.log */
+#error "pmcompat: this kernel has neither task->exec_state nor get_dumpable(mm)"
 #endif
 
 /* ---- perf ------------------------------------------------------------------ */

@@ -9,11 +9,13 @@
 #define PMC_CPUID_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
 #else
 #include <stdbool.h>
-#include <stdint.h>
-typedef uint32_t u32;
+#include <linux/types.h>
+typedef __u32 u32;
+#define BIT(n)	(1UL << (n))
 #endif
 
 /* The CPUID words the count depends on (0 where a leaf is absent). */

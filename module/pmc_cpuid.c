@@ -28,10 +28,10 @@
 #define PMC_AMD_COUNTERS	4	/* K7 to family 15h */
 #define PMC_AMD_COUNTERS_CORE	6	/* PerfCtrExtCore */
 
-#define PMC_EXT_PERFCTR_CORE	(1u << 23)	/* 0x80000001 ECX */
-#define PMC_EXT_PERFMON_V2	(1u << 0)	/* 0x80000022 EAX */
-#define PMC_ARCH_PERFMON_EXT	(1u << 8)	/* leaf 7.1 EAX */
-#define PMC_LEAF23_COUNTERS	(1u << 0)	/* leaf 0x23.0 EAX */
+#define PMC_EXT_PERFCTR_CORE	BIT(23)	/* 0x80000001 ECX */
+#define PMC_EXT_PERFMON_V2	BIT(0)	/* 0x80000022 EAX */
+#define PMC_ARCH_PERFMON_EXT	BIT(8)	/* leaf 7.1 EAX */
+#define PMC_LEAF23_COUNTERS	BIT(0)	/* leaf 0x23.0 EAX */
 
 static unsigned int pmc_popcount32(u32 v)
 {

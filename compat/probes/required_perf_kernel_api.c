@@ -3,7 +3,7 @@
  * The in-kernel perf API the counter core is built on, in the form it has
  * had from 5.8 to today.
  *
- * pmc-probe-required: the in-kernel perf_events API (perf_event_create_kernel_counter(attr, cpu, task, overflow handler, context), perf_event_read_value, perf_event_enable/disable, perf_event_period, perf_event_refresh, perf_event_release_kernel), exported to GPL modules
+ * pmc-probe-required: the in-kernel perf_events API of the counter core, exported to GPL modules
  * pmc-probe-export: perf_event_create_kernel_counter
  * pmc-probe-export: perf_event_release_kernel
  * pmc-probe-export: perf_event_read_value
