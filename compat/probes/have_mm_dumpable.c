@@ -6,6 +6,8 @@
 #include <linux/mm_types.h>
 #include <linux/sched/coredump.h>
 
+struct user_namespace;
+
 bool pmc_probe(struct mm_struct *mm, struct user_namespace **ns);
 bool pmc_probe(struct mm_struct *mm, struct user_namespace **ns)
 {
