@@ -5,8 +5,7 @@
  */
 #include <linux/mm_types.h>
 #include <linux/sched/coredump.h>
-
-struct user_namespace;
+#include <linux/user_namespace.h>
 
 bool pmc_probe(struct mm_struct *mm, struct user_namespace **ns);
 bool pmc_probe(struct mm_struct *mm, struct user_namespace **ns)
