@@ -6,28 +6,14 @@
 # whose symbols are exported says yes; a compile error, a missing export or
 # an export into a namespace (perf_get_x86_pmu_capability since 6.19) says
 # no, with the reason in the header and the log; a failed required probe
-# stops the build with its message.  Then the real probes against every
-# installed kernel's headers: each defines exactly one of the dumpability
-# macros.  TAP, with a kselftest-style "# Totals:" line.  TOP is filled in
+# stops the build with its message.  Then the real probes' answers for
+# every kernel the module was built for (build/kmod/<release>/generated):
+# exactly one of the dumpability macros each.  TAP, with a kselftest-style "# Totals:" line.  TOP is filled in
 # when the test is built.
 TOP=@TOP@
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 pass=0 fail=0
-
-ok() {	# ok NAME COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$work/out" 2>&1; then
-		pass=$((pass + 1))
-		echo "ok $n $name"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n $name"
-		sed 's/^/# /' "$work/out" | head -n 20
-	fi
-}
+. "$TOP/tests/unit/tap.sh"
 
 # A "compiler" that fails on any source containing "BROKEN".
 cat >"$work/cc" <<'CC'
@@ -49,17 +35,17 @@ run() { "$TOP/compat/probe" "$work/out.h" "$work/kernel/Module.symvers" "$work/p
 
 echo "TAP version 13"
 echo "1..8"
-ok "probes run" run -O2
-ok "yes: compiles, exported" grep -qx '#define PMC_HAVE_GOOD 1' "$work/out.h"
-ok "no: does not compile" grep -q '/\* #undef PMC_HAVE_BROKEN: does not compile: have_broken.c:1:1: error: BROKEN here \*/' "$work/out.h"
-ok "no: exported only to KVM's namespace" grep -q '#undef PMC_HAVE_KVM_ONLY: kvm_sym is exported only to namespace module:kvm,kvm-amd' "$work/out.h"
-ok "no: not exported" grep -q 'PMC_HAVE_GONE: no: gone_sym is not exported' "$work/out.h.log"
+check "probes run" run -O2
+check "yes: compiles, exported" grep -qx '#define PMC_HAVE_GOOD 1' "$work/out.h"
+check "no: does not compile" grep -q '/\* #undef PMC_HAVE_BROKEN: does not compile: have_broken.c:1:1: error: BROKEN here \*/' "$work/out.h"
+check "no: exported only to KVM's namespace" grep -q '#undef PMC_HAVE_KVM_ONLY: kvm_sym is exported only to namespace module:kvm,kvm-amd' "$work/out.h"
+check "no: not exported" grep -q 'PMC_HAVE_GONE: no: gone_sym is not exported' "$work/out.h.log"
 
 echo '/* pmc-probe-required: the frobnicator API */ BROKEN' >"$work/probes/required_frob.c"
 rm -f "$work/out.h"
 stops() { ! run 2>"$work/fatal" && [ ! -e "$work/out.h" ]; }
-ok "a failed required probe stops the build" stops
-ok "and names what is missing" grep -q 'pmcompat: cannot build for Linux 9.9.9-test: the frobnicator API' "$work/fatal"
+check "a failed required probe stops the build" stops
+check "and names what is missing" grep -q 'pmcompat: cannot build for Linux 9.9.9-test: the frobnicator API' "$work/fatal"
 rm "$work/probes/required_frob.c"
 
 # One of the two ways to read a task's dumpability, on every kernel built
@@ -74,7 +60,6 @@ one_dumpable() {
 	done
 	[ $found = 1 ]
 }
-ok "every built kernel: exactly one dumpability probe" one_dumpable
+check "every built kernel: exactly one dumpability probe" one_dumpable
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+totals

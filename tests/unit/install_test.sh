@@ -12,21 +12,7 @@ O=@O@
 stage=$(mktemp -d)
 work=$(mktemp -d)
 trap 'rm -rf "$stage" "$work"' EXIT
-n=0 pass=0 fail=0
-
-check() {	# check NAME COMMAND...
-	name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$work/out" 2>&1; then
-		pass=$((pass + 1))
-		echo "ok $n $name"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n $name"
-		sed 's/^/# /' "$work/out" | head -n 20
-	fi
-}
+. "$TOP/tests/unit/tap.sh"
 
 fails() { ! "$@"; }
 
@@ -153,5 +139,4 @@ check "libcpc.a defines the API only" a_only_api
 check "make uninstall" make -s -C "$TOP/tools" O="$O" uninstall DESTDIR="$stage" PREFIX=/usr
 check "nothing left after make uninstall" sh -c "[ -z \"\$(find '$stage' -mindepth 1)\" ] || find '$stage' -mindepth 1"
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+totals
