@@ -37,9 +37,10 @@
 /*
  * The dumpability part of __ptrace_may_access(): the target is dumpable by
  * its owner, or the caller has CAP_SYS_PTRACE in the user namespace that
- * goes with the dumpability.  Here both live in task->exec_state.
+ * goes with the dumpability.  Here both live in task->exec_state; the
+ * caller holds the target's mm (mm_struct's home of them before).
  */
-static inline bool pmc_task_dumpable(struct task_struct *task)
+static inline bool pmc_task_dumpable(struct task_struct *task, struct mm_struct *mm)
 {
 	const struct task_exec_state *es;
 	bool ok;
@@ -55,16 +56,9 @@ static inline bool pmc_task_dumpable(struct task_struct *task)
 #include <linux/sched/coredump.h>
 
 /* The same, on kernels that keep both in the mm. */
-static inline bool pmc_task_dumpable(struct task_struct *task)
+static inline bool pmc_task_dumpable(struct task_struct *task, struct mm_struct *mm)
 {
-	struct mm_struct *mm = get_task_mm(task);
-	bool ok;
-
-	if (!mm)
-		return false;
-	ok = get_dumpable(mm) == SUID_DUMP_USER || ns_capable(mm->user_ns, CAP_SYS_PTRACE);
-	mmput(mm);
-	return ok;
+	return get_dumpable(mm) == SUID_DUMP_USER || ns_capable(mm->user_ns, CAP_SYS_PTRACE);
 }
 #else
 /* No way to tell whether a process may be read: see generated/pmc_config.h.log */

@@ -79,10 +79,11 @@ static bool pmc_may_read_task(struct task_struct *target)
 	mm = get_task_mm(target);
 	if (!mm)
 		return false;
-	mmput(mm);
 	/* Dumpability after the credentials, as ptrace (commit_creds()'s barrier). */
 	smp_rmb();
-	return pmc_task_dumpable(target);
+	ok = pmc_task_dumpable(target, mm);
+	mmput(mm);
+	return ok;
 }
 
 /*

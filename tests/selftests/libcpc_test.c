@@ -1351,23 +1351,25 @@ struct sleepers {
 	pid_t root;		/* a root process */
 	pid_t nobody;		/* a process of another user */
 	pid_t mine;		/* a dumpable process of the caller's user */
+	pid_t mine_nd;		/* one that is not dumpable (uid changed) */
 };
 
 /* Capture the sleepers as root, then, as OTHER_UID, bind to each. */
 static void bind_as_other_user(struct child_res *r, void *arg)
 {
 	struct sleepers *sl = arg;
-	pctx_t *p_root, *p_nobody, *p_mine;
-	cpc_set_t *s[3];
+	pctx_t *p_root, *p_nobody, *p_mine, *p_mine_nd;
+	cpc_set_t *s[4];
 	cpc_t *cpc;
 	int i;
 
 	p_root = pctx_capture(sl->root, NULL, 0, pctx_quiet);
 	p_nobody = pctx_capture(sl->nobody, NULL, 0, pctx_quiet);
 	p_mine = pctx_capture(sl->mine, NULL, 0, pctx_quiet);
+	p_mine_nd = pctx_capture(sl->mine_nd, NULL, 0, pctx_quiet);
 	cpc = open_cpc();
-	r->err[0] = !p_root || !p_nobody || !p_mine || !cpc;
-	for (i = 0; i < 3 && !r->err[0]; i++) {
+	r->err[0] = !p_root || !p_nobody || !p_mine || !p_mine_nd || !cpc;
+	for (i = 0; i < 4 && !r->err[0]; i++) {
 		s[i] = SET(cpc, USR, "sw_task_clock");
 		if (!s[i])
 			r->err[0] = 2;
@@ -1378,6 +1380,7 @@ static void bind_as_other_user(struct child_res *r, void *arg)
 	r->err[2] = cpc_err_of(cpc_bind_pctx(cpc, p_root, 1, s[0], 0));
 	r->err[3] = cpc_err_of(cpc_bind_pctx(cpc, p_nobody, 1, s[1], 0));
 	r->err[4] = cpc_err_of(cpc_bind_pctx(cpc, p_mine, 1, s[2], 0));
+	r->err[9] = cpc_err_of(cpc_bind_pctx(cpc, p_mine_nd, 1, s[3], 0));
 	r->err[5] = errp(pctx_capture(sl->root, NULL, 0, pctx_quiet));
 	r->err[6] = errp(pctx_capture(sl->mine, NULL, 0, pctx_quiet));
 	r->err[7] = geteuid();
@@ -1402,14 +1405,17 @@ TEST_F(libcpc, pctx_bind_needs_ptrace_access_to_the_process)
 	sl.root = start_sleeper(0, false);
 	sl.nobody = start_sleeper(NOBODY, false);
 	sl.mine = start_sleeper(OTHER_UID, true);
-	status = sl.root > 0 && sl.nobody > 0 && sl.mine > 0 ?
+	sl.mine_nd = start_sleeper(OTHER_UID, false);
+	status = sl.root > 0 && sl.nobody > 0 && sl.mine > 0 && sl.mine_nd > 0 ?
 		 run_child(bind_as_other_user, r, &sl) : -2;
 	kill(sl.root, SIGKILL);
 	kill(sl.nobody, SIGKILL);
 	kill(sl.mine, SIGKILL);
+	kill(sl.mine_nd, SIGKILL);
 	waitpid(sl.root, NULL, 0);
 	waitpid(sl.nobody, NULL, 0);
 	waitpid(sl.mine, NULL, 0);
+	waitpid(sl.mine_nd, NULL, 0);
 	ASSERT_EQ(0, status);
 	ASSERT_EQ(0, r->err[0]) TH_LOG("capturing as root, or making the sets");
 	ASSERT_EQ(0, r->err[1]) TH_LOG("becoming uid %d", OTHER_UID);
@@ -1419,6 +1425,13 @@ TEST_F(libcpc, pctx_bind_needs_ptrace_access_to_the_process)
 	EXPECT_TRUE(is_access_error(r->err[3]))
 		TH_LOG("another user's process: %s", strerror(r->err[3]));
 	EXPECT_EQ(0, r->err[4]) TH_LOG("own process: %s", strerror(r->err[4]));
+	/*
+	 * The same user's process, not dumpable: its uid change made it so
+	 * (ptrace's dumpability rule; the mm keeps it up to 6.x, the task's
+	 * exec state on 7.x).
+	 */
+	EXPECT_TRUE(is_access_error(r->err[9]))
+		TH_LOG("own process, not dumpable: %s", strerror(r->err[9]));
 	EXPECT_TRUE(is_access_error(r->err[5]))
 		TH_LOG("capturing root's process: %s", strerror(r->err[5]));
 	EXPECT_EQ(0, r->err[6]) TH_LOG("capturing own process: %s", strerror(r->err[6]));
