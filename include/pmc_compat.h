@@ -98,22 +98,4 @@ static inline unsigned int pmc_perf_gp_counters(void)
 #endif
 }
 
-/* ---- context tracking (the idle fold, module/pmc_core.c) ------------------- */
-
-/*
- * The per-CPU context-tracking sequence that moves on at every idle entry
- * and exit, interrupt and NMI: "RCU watching" since 6.10, "dynticks"
- * before.  Not defined where the kernel has neither (no idle folds then).
- */
-#include <linux/context_tracking_state.h>
-#if defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(CT_RCU_WATCHING)
-#define PMC_CT_SEQ(cpu)		ct_rcu_watching_cpu_acquire(cpu)
-#define PMC_CT_MASK		CT_RCU_WATCHING_MASK
-#define PMC_CT_STEP		CT_RCU_WATCHING
-#elif defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(RCU_DYNTICKS_IDX)
-#define PMC_CT_SEQ(cpu)		ct_dynticks_cpu_acquire(cpu)
-#define PMC_CT_MASK		CT_DYNTICKS_MASK
-#define PMC_CT_STEP		RCU_DYNTICKS_IDX
-#endif
-
 #endif /* PMC_COMPAT_H */

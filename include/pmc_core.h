@@ -156,8 +156,7 @@ struct pmc_set {
 	unsigned long *online;
 	unsigned long *offlined;
 	struct work_struct cpuhp_work;
-	struct list_head fold_node;	/* CPU-bound sets: see "idle folds" */
-	bool folding;
+	cpumask_var_t refresh_cpus;	/* pmc_set_refresh(), under lock */
 	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
 	unsigned int npins;		/* TREE: see pmc_set_pin_current() */
 	struct {

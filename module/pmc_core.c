@@ -14,7 +14,6 @@
 #include <linux/slab.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
-#include <trace/events/power.h>
 
 #include "pmc_compat.h"
 #include "pmc_core.h"
@@ -257,126 +256,6 @@ static void pmc_set_sync_freeze(struct pmc_set *set)
 	flush_work(&set->ovf_work);
 }
 
-/* ---- idle folds ------------------------------------------------------------ */
-
-/*
- * Reading a count that is active on another CPU takes a call on that CPU
- * (an interrupt that also wakes it when idle).  A CPU about to go idle
- * therefore folds the hardware counts of the CPU-bound sets' events into
- * perf's counts first (the cpu_idle tracepoint, interrupts off), and notes
- * its context-tracking (RCU watching) sequence.  Going idle moves that
- * sequence on exactly one step; anything the CPU runs afterwards (an
- * interrupt, an NMI, leaving idle) moves it on again.  So while a reader
- * finds the sequence one step past the fold, the CPU has run nothing but
- * its idle loop since the fold, and the folded count stands.  What the
- * sum may miss is what the idle loop itself counts after the fold (the
- * few kernel instructions to the halt, or a polling idle state's loop),
- * until that CPU next wakes: the next read after it wakes has it.
- */
-static LIST_HEAD(pmc_fold_sets);	/* CPU-bound sets with counters; RCU */
-static DEFINE_MUTEX(pmc_fold_lock);
-static bool pmc_fold_probe_on;
-/* Sequence at the fold (unsigned int), -1 when not idle since one. */
-static DEFINE_PER_CPU(long, pmc_fold_seq) = -1;
-
-#ifdef PMC_CT_SEQ
-static void pmc_idle_probe(void *data, unsigned int state, unsigned int cpu)
-{
-	int this = smp_processor_id();
-	struct pmc_set *set;
-	unsigned int i;
-
-	if (state == PWR_EVENT_EXIT) {
-		this_cpu_write(pmc_fold_seq, -1);
-		return;
-	}
-	list_for_each_entry_rcu(set, &pmc_fold_sets, fold_node) {
-		int slot = set->bind.scope == PMC_SCOPE_ALL_CPUS ? this :
-			   (set->bind.cpu == this ? 0 : -1);
-
-		if (slot < 0 || slot >= set->nslots)
-			continue;
-		for (i = 0; i < set->nctrs; i++) {
-			struct perf_event *event = READ_ONCE(set->ctr[i].slots[slot].event);
-
-			if (event && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
-			    READ_ONCE(event->oncpu) == this)
-				event->pmu->read(event);
-		}
-	}
-	/* Release: the counts above, then the sequence going idle moves on from. */
-	smp_store_release(this_cpu_ptr(&pmc_fold_seq),
-			  (long)(unsigned int)PMC_CT_SEQ(this));
-}
-
-/* Has cpu run nothing but its idle loop since it folded its counts? */
-static bool pmc_idle_folded(int cpu)
-{
-	long fold;
-
-	/* Pairs with the probe's release: the folded counts come with it. */
-	fold = smp_load_acquire(per_cpu_ptr(&pmc_fold_seq, cpu));
-	if (fold < 0)
-		return false;
-	return (((unsigned int)PMC_CT_SEQ(cpu) - (unsigned int)fold) & PMC_CT_MASK) ==
-	       PMC_CT_STEP;
-}
-
-/*
- * A CPU-bound set joins the folds before its first event is made (making
- * one runs code on its CPU, so no fold from before counts).  The probe
- * stays on from the first such set until the module goes.
- */
-static void pmc_fold_join(struct pmc_set *set)
-{
-	if (set->folding)
-		return;
-	mutex_lock(&pmc_fold_lock);
-	if (!pmc_fold_probe_on && !register_trace_cpu_idle(pmc_idle_probe, NULL))
-		pmc_fold_probe_on = true;
-	list_add_rcu(&set->fold_node, &pmc_fold_sets);
-	mutex_unlock(&pmc_fold_lock);
-	set->folding = true;
-}
-
-/* Before the set is freed: no probe looks at it after this. */
-static void pmc_fold_leave(struct pmc_set *set)
-{
-	if (!set->folding)
-		return;
-	mutex_lock(&pmc_fold_lock);
-	list_del_rcu(&set->fold_node);
-	mutex_unlock(&pmc_fold_lock);
-	set->folding = false;
-	synchronize_rcu();
-}
-
-static void pmc_fold_exit(void)
-{
-	if (pmc_fold_probe_on) {
-		unregister_trace_cpu_idle(pmc_idle_probe, NULL);
-		tracepoint_synchronize_unregister();
-	}
-}
-#else
-static bool pmc_idle_folded(int cpu)
-{
-	return false;
-}
-
-static void pmc_fold_join(struct pmc_set *set)
-{
-}
-
-static void pmc_fold_leave(struct pmc_set *set)
-{
-}
-
-static void pmc_fold_exit(void)
-{
-}
-#endif
-
 /* ---- perf events -------------------------------------------------------- */
 
 /* The CPU a slot's event counts on; -1 for a thread's events. */
@@ -553,16 +432,14 @@ static u64 pmc_event_own_count(struct perf_event *event)
 }
 
 /*
- * The count of an event that has no inherited copies, read where it is
- * instead of by a call on its CPU wherever that is not needed:
+ * The count of an event that has no inherited copies:
  * - active on this CPU: brought up to date here, interrupts off (as
  *   perf_event_read_local() does);
- * - not active: perf brought its count up to date when it stopped it;
- * - active on a CPU that folded its counts on entering idle and has run
- *   nothing since (pmc_idle_folded()): the folded count.
- * Else perf reads it on its CPU.
+ * - active on another CPU: as pmc_set_refresh() brought it up to date
+ *   there (fresh), else read by perf on its CPU;
+ * - not active: perf brought its count up to date when it stopped it.
  */
-static u64 pmc_event_count(struct perf_event *event)
+static u64 pmc_event_count(struct perf_event *event, bool fresh)
 {
 	u64 enabled, running, v;
 	unsigned long flags;
@@ -573,7 +450,7 @@ static u64 pmc_event_count(struct perf_event *event)
 	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
 		if (cpu == smp_processor_id())
 			event->pmu->read(event);
-		else if (cpu < 0 || !pmc_idle_folded(cpu))
+		else if (!fresh || cpu < 0)
 			goto remote;
 	}
 	/* Pairs with perf updating the count before it changes the state. */
@@ -587,8 +464,8 @@ remote:
 	return perf_event_read_value(event, &enabled, &running);
 }
 
-/* What a slot has counted, failed or not. */
-static u64 pmc_slot_count(const struct pmc_slot *s)
+/* What a slot has counted, failed or not (fresh: see pmc_event_count()). */
+static u64 pmc_slot_count(const struct pmc_slot *s, bool fresh)
 {
 	u64 enabled, running, v = s->kept;
 	struct perf_event *event = s->event;
@@ -604,16 +481,105 @@ static u64 pmc_slot_count(const struct pmc_slot *s)
 	else if (event->attr.inherit)
 		v += perf_event_read_value(event, &enabled, &running);
 	else
-		v += pmc_event_count(event);
+		v += pmc_event_count(event, fresh);
 	return v;
 }
 
+/*
+ * Reads of counts active on other CPUs, batched: pmc_set_refresh() brings
+ * every event of the chosen counters that is active on another CPU up to
+ * date with one call on each such CPU, all CPUs at once, each reading all
+ * of its events in that one interrupt (as perf's own read does on the
+ * event's CPU, interrupts off there).  A thread's event that moves to
+ * another CPU meanwhile keeps the count perf saved when it left, as with
+ * perf's read.  The reads that follow take the counts as they are
+ * (pmc_event_count(..., true)).
+ */
+struct pmc_refresh {
+	struct pmc_set *set;
+	unsigned long ctrs;
+	int cpu;		/* PMC_READ_SUM, or an ALL_CPUS set's slot */
+};
+
+/* The slots [*first, *last) a refresh looks at on `cpu` (-1: any CPU). */
+static void pmc_refresh_slots(const struct pmc_refresh *r, int cpu,
+			      unsigned int *first, unsigned int *last)
+{
+	const struct pmc_set *set = r->set;
+
+	*first = 0;
+	*last = set->nslots;
+	if (set->bind.scope != PMC_SCOPE_ALL_CPUS)
+		return;
+	if (r->cpu != PMC_READ_SUM && r->cpu >= 0 && r->cpu < set->nslots)
+		cpu = r->cpu;
+	if (cpu >= 0) {
+		*first = min_t(unsigned int, cpu, set->nslots);
+		*last = min_t(unsigned int, cpu + 1, set->nslots);
+	}
+}
+
+/* An event of the refresh that is active, and on which CPU (or -1). */
+static int pmc_refresh_event_cpu(const struct pmc_counter *c, unsigned int i,
+				 struct perf_event **eventp)
+{
+	struct perf_event *event = READ_ONCE(c->slots[i].event);
+
+	*eventp = event;
+	if (!event || event->attr.inherit ||
+	    READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE)
+		return -1;
+	return READ_ONCE(event->oncpu);
+}
+
+/* On each CPU of the refresh, interrupts off: read the events active here. */
+static void pmc_refresh_here(void *info)
+{
+	const struct pmc_refresh *r = info;
+	int this = smp_processor_id();
+	struct perf_event *event;
+	unsigned int i, first, last, k;
+
+	pmc_refresh_slots(r, this, &first, &last);
+	for_each_set_bit(k, &r->ctrs, r->set->nctrs)
+		for (i = first; i < last; i++)
+			if (pmc_refresh_event_cpu(&r->set->ctr[k], i, &event) == this)
+				event->pmu->read(event);
+}
+
+/* set->lock held; ctrs: a bit per counter; cpu as for pmc_set_read(). */
+static void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
+{
+	struct pmc_refresh r = { .set = set, .ctrs = ctrs, .cpu = cpu };
+	struct perf_event *event;
+	unsigned int i, first, last, k;
+	int on;
+
+	/*
+	 * The reader's own CPU too: the reader may run elsewhere by the time
+	 * it takes the counts, and on_each_cpu_mask() reads it in place.
+	 */
+	cpumask_clear(set->refresh_cpus);
+	pmc_refresh_slots(&r, -1, &first, &last);
+	for_each_set_bit(k, &ctrs, set->nctrs) {
+		if (!set->ctr[k].programmed)
+			continue;
+		for (i = first; i < last; i++) {
+			on = pmc_refresh_event_cpu(&set->ctr[k], i, &event);
+			if (on >= 0 && on < nr_cpu_ids)
+				cpumask_set_cpu(on, set->refresh_cpus);
+		}
+	}
+	if (!cpumask_empty(set->refresh_cpus))
+		on_each_cpu_mask(set->refresh_cpus, pmc_refresh_here, &r, true);
+}
+
 static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
-			  u64 *val)
+			  u64 *val, bool fresh)
 {
 	if (pmc_slot_failed(c, s))
 		return -EIO;
-	*val = pmc_slot_count(s);
+	*val = pmc_slot_count(s, fresh);
 	return 0;
 }
 
@@ -625,13 +591,16 @@ static void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s,
 	if (!event)
 		return;
 	if (keep)
-		s->kept = pmc_slot_count(s);
+		s->kept = pmc_slot_count(s, false);
 	WRITE_ONCE(s->event, NULL);
 	perf_event_release_kernel(event);
 }
 
-/* The sum of a counter's slots plus its base; set->lock held. */
-static int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val)
+/*
+ * The sum of a counter's slots plus its base, or with cpu one CPU's slot of
+ * an ALL_CPUS set; set->lock held.  fresh: pmc_set_refresh() just ran.
+ */
+static int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val, bool fresh)
 {
 	struct pmc_set *set = c->set;
 	u64 v, sum = c->base;
@@ -641,10 +610,10 @@ static int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val)
 	if (set->bind.scope == PMC_SCOPE_ALL_CPUS && cpu != PMC_READ_SUM) {
 		if (cpu < 0 || cpu >= set->nslots)
 			return -EINVAL;
-		return pmc_slot_value(c, &c->slots[cpu], val);
+		return pmc_slot_value(c, &c->slots[cpu], val, fresh);
 	}
 	for (i = 0; i < set->nslots; i++) {
-		ret = pmc_slot_value(c, &c->slots[i], &v);
+		ret = pmc_slot_value(c, &c->slots[i], &v, fresh);
 		if (ret)
 			return ret;
 		sum += v;
@@ -660,7 +629,7 @@ static void pmc_counter_set_value(struct pmc_counter *c, u64 value)
 	unsigned int i;
 
 	for (i = 0; i < c->set->nslots; i++)
-		sum += pmc_slot_count(&c->slots[i]);
+		sum += pmc_slot_count(&c->slots[i], false);
 	WRITE_ONCE(c->base, c->base + value - sum);
 	clear_bit(c->idx, &c->set->ovf_pending);
 }
@@ -813,6 +782,7 @@ static void pmc_set_free(struct pmc_set *set)
 		kfree(set->ctr[i].slots);
 	bitmap_free(set->online);
 	bitmap_free(set->offlined);
+	free_cpumask_var(set->refresh_cpus);
 	kfree(set);
 }
 
@@ -877,6 +847,8 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 	INIT_WORK(&set->ovf_work, pmc_ovf_work);
 	INIT_WORK(&set->cpuhp_work, pmc_cpuhp_work);
 	ret = -ENOMEM;
+	if (!zalloc_cpumask_var(&set->refresh_cpus, GFP_KERNEL_ACCOUNT))
+		goto err;
 	if (cpu_bound) {
 		set->online = bitmap_zalloc(set->nslots, GFP_KERNEL_ACCOUNT);
 		set->offlined = bitmap_zalloc(set->nslots, GFP_KERNEL_ACCOUNT);
@@ -942,7 +914,6 @@ void pmc_set_destroy(struct pmc_set *set)
 	for (i = 0; i < set->npins; i++)
 		perf_event_release_kernel(set->pins[i].event);
 	mutex_unlock(&set->lock);
-	pmc_fold_leave(set);
 	/* No event is left to overflow; drain what is in flight. */
 	irq_work_sync(&set->ovf_irq_work);
 	cancel_work_sync(&set->ovf_work);
@@ -1068,8 +1039,6 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	ret = pmc_set_anchor(set, desc);
 	if (ret)
 		goto fail;
-	if (pmc_set_cpu_bound(set))
-		pmc_fold_join(set);
 
 	for (i = 0; i < set->nslots; i++) {
 		if (!pmc_slot_used(c, i))
@@ -1119,7 +1088,7 @@ static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
 	if (!(c->flags & PMC_OVERFLOW) || !s->event)
 		return 0;
 	return perf_event_period(s->event,
-				 pmc_counter_period(c, value, pmc_slot_count(s) - s->kept));
+				 pmc_counter_period(c, value, pmc_slot_count(s, false) - s->kept));
 }
 
 /* Does a slot of the counter fail to count (see pmc_slot_failed())? */
@@ -1177,8 +1146,8 @@ static int pmc_slot_renew(struct pmc_counter *c, unsigned int i)
 	if (!pmc_slot_overtaken(c->set, s->event)) {
 		if (!(c->flags & PMC_OVERFLOW))
 			return 0;
-		if (pmc_counter_value(c, PMC_READ_SUM, &value))
-			value = c->base + pmc_slot_count(s);
+		if (pmc_counter_value(c, PMC_READ_SUM, &value, false))
+			value = c->base + pmc_slot_count(s, false);
 		return pmc_counter_rearm(c, value);
 	}
 	pmc_slot_release(c, s, true);
@@ -1367,7 +1336,7 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 		ret = -ENXIO;
 		goto out;
 	}
-	ret = pmc_counter_value(c, PMC_READ_SUM, &cur);
+	ret = pmc_counter_value(c, PMC_READ_SUM, &cur, false);
 	if (ret)
 		goto out;
 	pmc_counter_set_value(c, value);
@@ -1389,13 +1358,14 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
+	pmc_set_refresh(set, BIT(set->nctrs) - 1, cpu);
 	for (i = 0; i < set->nctrs && !ret; i++) {
 		struct pmc_counter *c = &set->ctr[i];
 
 		if (!c->programmed)
 			values[i] = c->base;
 		else
-			ret = pmc_counter_value(c, cpu, &values[i]);
+			ret = pmc_counter_value(c, cpu, &values[i], true);
 	}
 	if (tsc)
 		*tsc = rdtsc_ordered();
@@ -1414,10 +1384,12 @@ int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 	c = &set->ctr[idx];
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
-	if (!c->programmed)
+	if (!c->programmed) {
 		*value = c->base;
-	else
-		ret = pmc_counter_value(c, cpu, value);
+	} else {
+		pmc_set_refresh(set, BIT(idx), cpu);
+		ret = pmc_counter_value(c, cpu, value, true);
+	}
 	mutex_unlock(&set->lock);
 	return ret;
 }
@@ -1674,6 +1646,5 @@ int pmc_core_init(void)
 
 void pmc_core_exit(void)
 {
-	pmc_fold_exit();
 	cpuhp_remove_multi_state(pmc_cpuhp_state);
 }
