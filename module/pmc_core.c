@@ -435,11 +435,12 @@ static u64 pmc_event_own_count(struct perf_event *event)
  * The count of an event that has no inherited copies:
  * - active on this CPU: brought up to date here, interrupts off (as
  *   perf_event_read_local() does);
- * - active on another CPU: as pmc_set_refresh() brought it up to date
- *   there (fresh), else read by perf on its CPU;
+ * - active on a CPU of `fresh`: as pmc_set_refresh() brought it up to date
+ *   there; on any other CPU (fresh NULL, or the reader moved to the CPU
+ *   it was refreshed from): read by perf on its CPU;
  * - not active: perf brought its count up to date when it stopped it.
  */
-static u64 pmc_event_count(struct perf_event *event, bool fresh)
+static u64 pmc_event_count(struct perf_event *event, const struct cpumask *fresh)
 {
 	u64 enabled, running, v;
 	unsigned long flags;
@@ -450,7 +451,8 @@ static u64 pmc_event_count(struct perf_event *event, bool fresh)
 	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
 		if (cpu == smp_processor_id())
 			event->pmu->read(event);
-		else if (!fresh || cpu < 0)
+		else if (!fresh || cpu < 0 || cpu >= nr_cpu_ids ||
+			 !cpumask_test_cpu(cpu, fresh))
 			goto remote;
 	}
 	/* Pairs with perf updating the count before it changes the state. */
@@ -465,7 +467,7 @@ remote:
 }
 
 /* What a slot has counted, failed or not (fresh: see pmc_event_count()). */
-static u64 pmc_slot_count(const struct pmc_slot *s, bool fresh)
+static u64 pmc_slot_count(const struct pmc_slot *s, const struct cpumask *fresh)
 {
 	u64 enabled, running, v = s->kept;
 	struct perf_event *event = s->event;
@@ -492,8 +494,10 @@ static u64 pmc_slot_count(const struct pmc_slot *s, bool fresh)
  * of its events in that one interrupt (as perf's own read does on the
  * event's CPU, interrupts off there).  A thread's event that moves to
  * another CPU meanwhile keeps the count perf saved when it left, as with
- * perf's read.  The reads that follow take the counts as they are
- * (pmc_event_count(..., true)).
+ * perf's read.  The reads that follow take the counts of those CPUs as
+ * they are (pmc_event_count()).  Events on the reader's own CPU are read
+ * there by pmc_event_count() itself, without a call: so a thread's reads
+ * of its own events never make one.
  */
 struct pmc_refresh {
 	struct pmc_set *set;
@@ -553,20 +557,17 @@ static void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 	struct pmc_refresh r = { .set = set, .ctrs = ctrs, .cpu = cpu };
 	struct perf_event *event;
 	unsigned int i, first, last, k;
-	int on;
+	int this, on;
 
-	/*
-	 * The reader's own CPU too: the reader may run elsewhere by the time
-	 * it takes the counts, and on_each_cpu_mask() reads it in place.
-	 */
 	cpumask_clear(set->refresh_cpus);
 	pmc_refresh_slots(&r, -1, &first, &last);
+	this = raw_smp_processor_id();	/* a hint: see pmc_event_count() */
 	for_each_set_bit(k, &ctrs, set->nctrs) {
 		if (!set->ctr[k].programmed)
 			continue;
 		for (i = first; i < last; i++) {
 			on = pmc_refresh_event_cpu(&set->ctr[k], i, &event);
-			if (on >= 0 && on < nr_cpu_ids)
+			if (on >= 0 && on != this && on < nr_cpu_ids)
 				cpumask_set_cpu(on, set->refresh_cpus);
 		}
 	}
@@ -575,7 +576,7 @@ static void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 }
 
 static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
-			  u64 *val, bool fresh)
+			  u64 *val, const struct cpumask *fresh)
 {
 	if (pmc_slot_failed(c, s))
 		return -EIO;
@@ -591,16 +592,18 @@ static void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s,
 	if (!event)
 		return;
 	if (keep)
-		s->kept = pmc_slot_count(s, false);
+		s->kept = pmc_slot_count(s, NULL);
 	WRITE_ONCE(s->event, NULL);
 	perf_event_release_kernel(event);
 }
 
 /*
  * The sum of a counter's slots plus its base, or with cpu one CPU's slot of
- * an ALL_CPUS set; set->lock held.  fresh: pmc_set_refresh() just ran.
+ * an ALL_CPUS set; set->lock held.  fresh: the CPUs pmc_set_refresh() just
+ * read, or NULL.
  */
-static int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val, bool fresh)
+static int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
+			     const struct cpumask *fresh)
 {
 	struct pmc_set *set = c->set;
 	u64 v, sum = c->base;
@@ -629,7 +632,7 @@ static void pmc_counter_set_value(struct pmc_counter *c, u64 value)
 	unsigned int i;
 
 	for (i = 0; i < c->set->nslots; i++)
-		sum += pmc_slot_count(&c->slots[i], false);
+		sum += pmc_slot_count(&c->slots[i], NULL);
 	WRITE_ONCE(c->base, c->base + value - sum);
 	clear_bit(c->idx, &c->set->ovf_pending);
 }
@@ -1088,7 +1091,7 @@ static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
 	if (!(c->flags & PMC_OVERFLOW) || !s->event)
 		return 0;
 	return perf_event_period(s->event,
-				 pmc_counter_period(c, value, pmc_slot_count(s, false) - s->kept));
+				 pmc_counter_period(c, value, pmc_slot_count(s, NULL) - s->kept));
 }
 
 /* Does a slot of the counter fail to count (see pmc_slot_failed())? */
@@ -1146,8 +1149,8 @@ static int pmc_slot_renew(struct pmc_counter *c, unsigned int i)
 	if (!pmc_slot_overtaken(c->set, s->event)) {
 		if (!(c->flags & PMC_OVERFLOW))
 			return 0;
-		if (pmc_counter_value(c, PMC_READ_SUM, &value, false))
-			value = c->base + pmc_slot_count(s, false);
+		if (pmc_counter_value(c, PMC_READ_SUM, &value, NULL))
+			value = c->base + pmc_slot_count(s, NULL);
 		return pmc_counter_rearm(c, value);
 	}
 	pmc_slot_release(c, s, true);
@@ -1336,7 +1339,7 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 		ret = -ENXIO;
 		goto out;
 	}
-	ret = pmc_counter_value(c, PMC_READ_SUM, &cur, false);
+	ret = pmc_counter_value(c, PMC_READ_SUM, &cur, NULL);
 	if (ret)
 		goto out;
 	pmc_counter_set_value(c, value);
@@ -1365,7 +1368,7 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 		if (!c->programmed)
 			values[i] = c->base;
 		else
-			ret = pmc_counter_value(c, cpu, &values[i], true);
+			ret = pmc_counter_value(c, cpu, &values[i], set->refresh_cpus);
 	}
 	if (tsc)
 		*tsc = rdtsc_ordered();
@@ -1388,7 +1391,7 @@ int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 		*value = c->base;
 	} else {
 		pmc_set_refresh(set, BIT(idx), cpu);
-		ret = pmc_counter_value(c, cpu, value, true);
+		ret = pmc_counter_value(c, cpu, value, set->refresh_cpus);
 	}
 	mutex_unlock(&set->lock);
 	return ret;
