@@ -1764,9 +1764,9 @@ static int call_interrupts(long long *n, int max)
 
 /*
  * PMIOREAD sums a counter over every CPU, exactly: each other CPU, idle or
- * not, is read in place by one function-call interrupt per read (all of
- * them at once, pmc_set_refresh()), never by more, and a count injected on
- * an idle CPU is in the very next read.  (An earlier design read idle CPUs
+ * not, is read in place by one function call per read (all of them at
+ * once, pmc_set_refresh()), never by more, and a count injected on an idle
+ * CPU is in the very next read.  (An earlier design read idle CPUs
  * from a count folded at idle entry, without interrupts, and was stale for
  * events that count while the CPU idles: libcpc_test's
  * cpu_binding_sampled_from_another_cpu_is_exact.)
@@ -1788,15 +1788,15 @@ TEST_F(perfmon, reads_interrupt_each_cpu_once_and_stay_exact)
 	for (i = 0; i < 200; i++)
 		ASSERT_EQ(0LL, read_ctr(self->fd, 0));
 	ASSERT_EQ(ncpu, call_interrupts(after, 64));
-	/* One interrupt per read on every other CPU (and a few of their own). */
-	for (cpu = 1; cpu < ncpu; cpu++) {
-		EXPECT_LE(200, after[cpu] - before[cpu])
-			TH_LOG("CPU %d took %lld function-call interrupts for 200 reads",
-			       cpu, after[cpu] - before[cpu]);
+	/*
+	 * At most one interrupt per read on every other CPU (and a few of
+	 * their own).  Fewer is fine: a call queued while the CPU still runs
+	 * another, or while its idle loop polls, is served without one.
+	 */
+	for (cpu = 1; cpu < ncpu; cpu++)
 		EXPECT_GT(250, after[cpu] - before[cpu])
 			TH_LOG("CPU %d took %lld function-call interrupts for 200 reads",
 			       cpu, after[cpu] - before[cpu]);
-	}
 
 	for (i = 0; i < 20; i++) {
 		cpu = 1 + i % (ncpu - 1);
