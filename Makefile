@@ -84,8 +84,7 @@ check-fast: deps
 # time, which icount would distort).
 # On the oldest installed stock series (Debian 12: 6.1), where the README's
 # figures were taken.
-BENCH_SERIES = $(shell tests/vm/kernel-release $$(tests/vm/stock-kdir --all | head -n1) | \
-		 sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+BENCH_SERIES = $(shell tests/vm/kernel-release --series $$(tests/vm/stock-kdir --all | head -n1))
 .PHONY: bench
 bench:
 	@$(MAKE) -s all

@@ -15,7 +15,6 @@
 #include <asm/msr.h>
 #include <asm/tsc.h>
 
-#include "pmc_compat.h"
 #include "pmc_core.h"
 
 /* perf takes sample periods below 2^63. */
