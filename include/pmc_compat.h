@@ -68,16 +68,17 @@ static inline bool pmc_task_dumpable(struct task_struct *task, struct mm_struct 
 /* ---- perf ------------------------------------------------------------------ */
 
 /*
- * perf's own answer for kernel-mode counting (perf_event_paranoid <= 1 and
- * the perf LSM hook), where perf exports it (6.12 on).  false elsewhere:
- * kernel mode then needs CAP_PERFMON.
+ * May the caller count kernel mode?  perf's own answer where perf exports it
+ * (6.12 on): perf_event_paranoid <= 1 or CAP_PERFMON, then the perf LSM
+ * hook.  Elsewhere CAP_PERFMON (or CAP_SYS_ADMIN): a module cannot read
+ * the paranoid level there.
  */
 static inline bool pmc_perf_allows_kernel(void)
 {
 #ifdef PMC_HAVE_PERF_ALLOW_KERNEL
 	return !perf_allow_kernel();
 #else
-	return false;
+	return perfmon_capable();
 #endif
 }
 

@@ -126,9 +126,18 @@ struct pmc_counter {
 	struct pmc_slot *slots;		/* see pmc_set.nslots */
 };
 
+/* A tree thread's own, disabled event that keeps its perf context its own. */
+struct pmc_pin {
+	struct list_head node;
+	struct task_struct *task;	/* a reference is held */
+	struct perf_event *event;
+	bool sw;			/* of perf's software context */
+};
+
 /* Overflow notification, delivered from irq_work to the bound thread. */
 struct pmc_notify {
 	struct task_struct *task;	/* NULL: none */
+	u64 exec_id;			/* its image: none after it execs */
 	int signo;
 	int si_code;
 };
@@ -158,11 +167,7 @@ struct pmc_set {
 	struct work_struct cpuhp_work;
 	cpumask_var_t refresh_cpus;	/* pmc_set_refresh(), under lock */
 	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
-	unsigned int npins;		/* TREE: see pmc_set_pin_current() */
-	struct {
-		struct perf_event *event;
-		bool sw;
-	} pins[8];
+	struct list_head pins;		/* TREE: struct pmc_pin, see pmc_set_pin_current() */
 
 	/* Overflow bookkeeping: written in NMI context, atomics only. */
 	unsigned long ovf_pending;	/* bit per counter */
@@ -238,6 +243,7 @@ void pmc_claim_release(struct pmc_claim *claim);
  * every per-thread set bound before it.
  */
 int pmc_claim_cpu(int cpu);			/* 0, -EAGAIN, -EINVAL, -ENODEV */
+void pmc_claim_cpu_commit(int cpu);
 void pmc_release_cpu(int cpu);
 int pmc_thread_bind_begin(u64 *generation);	/* 0 or -EAGAIN */
 bool pmc_thread_bind_valid(u64 generation);

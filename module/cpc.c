@@ -482,10 +482,14 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 		/* Back as it was; a counter perf no longer gives back reads EIO. */
 		if (old && old_running)
 			pmc_set_start(old->set, old_running);
-	} else if (old) {
-		b->user = old->user;
-		old->user = NULL;
-		cpc_binding_free(cf, old);
+	} else {
+		if (b->cpu >= 0)
+			pmc_claim_cpu_commit(b->cpu);
+		if (old) {
+			b->user = old->user;
+			old->user = NULL;
+			cpc_binding_free(cf, old);
+		}
 	}
 	mutex_unlock(&cf->lock);
 	return ret;

@@ -16,6 +16,7 @@
 
 #include <linux/fs.h>
 #include <linux/kernel_stat.h>
+#include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/smp.h>
@@ -176,7 +177,8 @@ static u64 pctr_idle_cycles(int cpu)
 
 	if (us == (u64)-1)	/* no NOHZ idle accounting: the tick's */
 		us = div_u64(kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE], NSEC_PER_USEC);
-	return div_u64(us * tsc_khz, USEC_PER_MSEC);
+	/* us * tsc_khz would wrap after 71 days of idle time at 3 GHz. */
+	return mul_u64_u32_div(us, tsc_khz, USEC_PER_MSEC);
 }
 
 /* PCIOCRD of the 1998 form: counters 0 and 1, and the idle time. */

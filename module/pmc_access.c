@@ -11,9 +11,10 @@
  *                         the nodes to the system group "pmcompat" (like
  *                         /dev/kvm's group); without it, root only
  *   a thread, user mode   whoever opened the node: the administrator's grant
- *   kernel mode           CAP_PERFMON (or CAP_SYS_ADMIN); where perf exports
- *                         perf_allow_kernel() (6.12), also what it allows:
- *                         perf_event_paranoid <= 1 and the perf LSM hook
+ *   kernel mode           where perf exports perf_allow_kernel() (6.12 on),
+ *                         what it allows: perf_event_paranoid <= 1 or
+ *                         CAP_PERFMON, and the perf LSM hook; elsewhere
+ *                         CAP_PERFMON (or CAP_SYS_ADMIN)
  *   whole CPUs            CAP_PERFMON (or CAP_SYS_ADMIN): a module cannot
  *                         read the paranoid level on every kernel
  *   another process       CAP_PERFMON (as perf), or ptrace-read access by
@@ -45,11 +46,6 @@
 
 #include "pmc_compat.h"
 #include "pmc_core.h"
-
-static bool pmc_perfmon_capable(void)
-{
-	return capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN);
-}
 
 /* The credential part of ptrace_may_access(PTRACE_MODE_READ_REALCREDS). */
 static bool pmc_may_read_task(struct task_struct *target)
@@ -93,13 +89,16 @@ static bool pmc_may_read_task(struct task_struct *target)
  */
 int pmc_access_check(unsigned int what, struct task_struct *target)
 {
-	bool capable = pmc_perfmon_capable();
-
-	if ((what & PMC_ACCESS_CPU) && !capable)
+	/*
+	 * Capabilities are asked only where the request needs them, as perf
+	 * does: a refusal is audited, and counting one's own thread in user
+	 * mode needs none.  perfmon_capable() audits CAP_SYS_ADMIN only.
+	 */
+	if ((what & PMC_ACCESS_CPU) && !perfmon_capable())
 		return -EACCES;
-	if ((what & PMC_ACCESS_KERNEL) && !capable && !pmc_perf_allows_kernel())
+	if ((what & PMC_ACCESS_KERNEL) && !pmc_perf_allows_kernel())
 		return -EACCES;
-	if (target && !capable && !pmc_may_read_task(target))
+	if (target && !perfmon_capable() && !pmc_may_read_task(target))
 		return -EACCES;
 	return 0;
 }

@@ -20,10 +20,15 @@ void pmc_claim_release(struct pmc_claim *claim)
 }
 
 static DEFINE_SPINLOCK(pmc_cpu_claim_lock);
-static struct cpumask pmc_cpus_claimed;
+static struct cpumask pmc_cpus_claimed;	/* bound, or being bound */
+static struct cpumask pmc_cpus_bound;	/* bound: pmc_claim_cpu_commit() */
 static u64 pmc_thread_generation;	/* bumped when CPU bindings appear */
 
-/* Bind a CPU exclusively: 0, -EINVAL (no such CPU), -ENODEV (offline), -EAGAIN. */
+/*
+ * Claim a CPU for a binding exclusively: 0, -EINVAL (no such CPU), -ENODEV
+ * (offline), -EAGAIN.  Thread bindings are invalidated only once the
+ * binding is made (pmc_claim_cpu_commit()): one that fails takes nothing.
+ */
 int pmc_claim_cpu(int cpu)
 {
 	int ret = 0;
@@ -36,18 +41,31 @@ int pmc_claim_cpu(int cpu)
 	if (cpumask_test_cpu(cpu, &pmc_cpus_claimed)) {
 		ret = -EAGAIN;
 	} else {
-		if (cpumask_empty(&pmc_cpus_claimed))
-			pmc_thread_generation++;
 		cpumask_set_cpu(cpu, &pmc_cpus_claimed);
 	}
 	spin_unlock(&pmc_cpu_claim_lock);
 	return ret;
 }
 
+/*
+ * The binding of a claimed CPU took effect: as on Solaris, the first one
+ * invalidates every thread binding of the system (none can begin while a
+ * CPU is claimed, so one bump covers them all).
+ */
+void pmc_claim_cpu_commit(int cpu)
+{
+	spin_lock(&pmc_cpu_claim_lock);
+	if (cpumask_empty(&pmc_cpus_bound))
+		pmc_thread_generation++;
+	cpumask_set_cpu(cpu, &pmc_cpus_bound);
+	spin_unlock(&pmc_cpu_claim_lock);
+}
+
 void pmc_release_cpu(int cpu)
 {
 	spin_lock(&pmc_cpu_claim_lock);
 	cpumask_clear_cpu(cpu, &pmc_cpus_claimed);
+	cpumask_clear_cpu(cpu, &pmc_cpus_bound);
 	spin_unlock(&pmc_cpu_claim_lock);
 }
 

@@ -177,7 +177,9 @@ static void pmc_overflow_handler(struct perf_event *event,
 /*
  * Hard interrupt (or, on PREEMPT_RT, the irq_work thread): signal the thread
  * the set was bound with, which is recorded at bind time, never guessed
- * from whichever task runs here now.
+ * from whichever task runs here now, and only while it runs the program
+ * that bound it: a new image did not ask for the signal (whose default
+ * action may kill it), as perf's sigtrap needs remove_on_exec.
  */
 static void pmc_ovf_irq_work(struct irq_work *work)
 {
@@ -186,7 +188,8 @@ static void pmc_ovf_irq_work(struct irq_work *work)
 	unsigned long pending = READ_ONCE(set->ovf_pending);
 	struct kernel_siginfo info;
 
-	if (task && pending) {
+	if (task && pending &&
+	    (u64)READ_ONCE(task->self_exec_id) == set->notify.exec_id) {
 		clear_siginfo(&info);
 		info.si_signo = set->notify.signo;
 		info.si_code = set->notify.si_code;
@@ -820,6 +823,7 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 	set = kzalloc(struct_size(set, ctr, nctrs), GFP_KERNEL_ACCOUNT);
 	if (!set)
 		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&set->pins);
 	/* See "Locking" in pmc_core.h. */
 	if (cpu_bound)
 		__mutex_init(&set->lock, "pmc_cpu_set", &pmc_cpu_set_key);
@@ -893,8 +897,24 @@ void pmc_set_notify(struct pmc_set *set, struct task_struct *task, int signo,
 		    int si_code)
 {
 	set->notify.task = get_task_struct(task);
+	set->notify.exec_id = READ_ONCE(task->self_exec_id);
 	set->notify.signo = signo;
 	set->notify.si_code = si_code;
+}
+
+/* Release the pins of threads that exited, or all of them; set->lock held. */
+static void pmc_set_unpin(struct pmc_set *set, bool all)
+{
+	struct pmc_pin *pin, *next;
+
+	list_for_each_entry_safe(pin, next, &set->pins, node) {
+		if (!all && !(READ_ONCE(pin->task->flags) & PF_EXITING))
+			continue;
+		list_del(&pin->node);
+		perf_event_release_kernel(pin->event);
+		put_task_struct(pin->task);
+		kfree(pin);
+	}
 }
 
 void pmc_set_destroy(struct pmc_set *set)
@@ -913,8 +933,7 @@ void pmc_set_destroy(struct pmc_set *set)
 	for (i = 0; i < ARRAY_SIZE(set->anchor); i++)
 		if (set->anchor[i])
 			perf_event_release_kernel(set->anchor[i]);
-	for (i = 0; i < set->npins; i++)
-		perf_event_release_kernel(set->pins[i].event);
+	pmc_set_unpin(set, true);
 	mutex_unlock(&set->lock);
 	/* No event is left to overflow; drain what is in flight. */
 	irq_work_sync(&set->ovf_irq_work);
@@ -1143,16 +1162,22 @@ static int pmc_slot_renew(struct pmc_counter *c, unsigned int i)
 	struct perf_event *event;
 	u64 value;
 
-	if (!s->event || s->event->attr.inherit)
-		return 0;	/* CPU offline, or inherited */
-	if (!pmc_slot_overtaken(c->set, s->event)) {
+	if (!s->event) {
+		/* A CPU's events are made when it is up (pmc_cpu_sync()). */
+		if (pmc_set_cpu_bound(c->set) || !pmc_slot_used(c, i))
+			return 0;
+		/* A thread's event that could not be made again: try now. */
+	} else if (s->event->attr.inherit) {
+		return 0;
+	} else if (!pmc_slot_overtaken(c->set, s->event)) {
 		if (!(c->flags & PMC_OVERFLOW))
 			return 0;
 		if (pmc_counter_value(c, PMC_READ_SUM, &value, NULL))
 			value = c->base + pmc_slot_count(s, NULL);
 		return pmc_counter_rearm(c, value);
+	} else {
+		pmc_slot_release(c, s, true);
 	}
-	pmc_slot_release(c, s, true);
 	event = pmc_event_create(c, i);
 	if (IS_ERR(event)) {
 		s->failed = true;
@@ -1211,10 +1236,12 @@ static int pmc_counters_start(struct pmc_set *set, unsigned long mask)
 			pmc_counter_disable(&set->ctr[idx]);
 		return ret;
 	}
+	/* Only slots that count now are no longer failed (a CPU's that is down is). */
 	for_each_set_bit(idx, &mask, set->nctrs) {
 		set->ctr[idx].running = true;
 		for (i = 0; i < set->nslots; i++)
-			set->ctr[idx].slots[i].failed = false;
+			if (set->ctr[idx].slots[i].event)
+				set->ctr[idx].slots[i].failed = false;
 	}
 	return 0;
 }
@@ -1464,13 +1491,17 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
  * an equivalent one (a sibling's) at a context switch, taking the copy to
  * the other thread.  A disabled, non-inherited event of the caller's own
  * makes perf unclone the caller's context and never clone it again, so its
- * copies stay its own.  One per caller and perf context class, kept until
- * the set goes; set->lock held.
+ * copies stay its own.  One per thread and perf context class, kept while
+ * the thread lives: as many as the tree has threads that marked themselves,
+ * no fixed number.  set->lock held.
  */
 static int pmc_set_pin_current(struct pmc_set *set)
 {
-	unsigned int i, k;
+	struct pmc_pin *pin;
+	unsigned int i;
 
+	/* The pins of threads that exited are of no use: their tasks go. */
+	pmc_set_unpin(set, false);
 	for (i = 0; i < set->nctrs; i++) {
 		struct pmc_counter *c = &set->ctr[i];
 		bool sw = c->desc.type == PERF_TYPE_SOFTWARE;
@@ -1488,14 +1519,14 @@ static int pmc_set_pin_current(struct pmc_set *set)
 
 		if (!c->programmed)
 			continue;
-		for (k = 0; k < set->npins; k++)
-			if (READ_ONCE(set->pins[k].event->ctx->task) == current &&
-			    set->pins[k].sw == sw)
+		list_for_each_entry(pin, &set->pins, node)
+			if (pin->task == current && pin->sw == sw)
 				have = true;
 		if (have)
 			continue;
-		if (set->npins == ARRAY_SIZE(set->pins))
-			return -ENOSPC;
+		pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
+		if (!pin)
+			return -ENOMEM;
 		if (pmc_set_per_pmu(set)) {
 			pmc_attr_route(&attr, set->slot_pmu[0]);
 			event = perf_event_create_kernel_counter(&attr, -1, current,
@@ -1503,13 +1534,41 @@ static int pmc_set_pin_current(struct pmc_set *set)
 		} else {
 			event = pmc_create_on_cpu(&attr, set->bind.cpu, current, NULL, NULL);
 		}
-		if (IS_ERR(event))
+		if (IS_ERR(event)) {
+			kfree(pin);
 			return PTR_ERR(event);
-		set->pins[set->npins].event = event;
-		set->pins[set->npins].sw = sw;
-		set->npins++;
+		}
+		pin->task = get_task_struct(current);
+		pin->event = event;
+		pin->sw = sw;
+		list_add(&pin->node, &set->pins);
 	}
 	return 0;
+}
+
+/* Does the calling thread have its own copy of the tree's events? */
+static bool pmc_set_has_own_copy(struct pmc_set *set)
+{
+	unsigned long irqflags;
+	unsigned int i, j;
+	bool found = false;
+
+	for (i = 0; i < set->nctrs && !found; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+
+		for (j = 0; c->programmed && j < set->nslots && !found; j++) {
+			struct perf_event *parent = c->slots[j].event;
+
+			if (!parent)
+				continue;
+			mutex_lock(&parent->child_mutex);
+			local_irq_save(irqflags);
+			found = !!pmc_own_copy(parent);
+			local_irq_restore(irqflags);
+			mutex_unlock(&parent->child_mutex);
+		}
+	}
+	return found;
 }
 
 /*
@@ -1532,6 +1591,11 @@ int pmc_set_mark_own(struct pmc_set *set, bool on)
 		return -EINVAL;
 	mutex_lock(&set->lock);
 	if (current != set->bind.task) {
+		/* A thread outside the tree (the descriptor was passed) gets no pin. */
+		if (!pmc_set_has_own_copy(set)) {
+			ret = -ENOENT;
+			goto out;
+		}
 		ret = pmc_set_pin_current(set);
 		if (ret)
 			goto out;

@@ -12,7 +12,9 @@
  * /sys/kernel/debug/fakepmu/state lists the counters in use, and
  * /sys/kernel/debug/fakepmu/nmi_overflows counts the overflows delivered from
  * NMI context, events_made the events perf made on the test PMU, and adds
- * the times perf put one on a counter (scheduled it in).
+ * the times perf put one on a counter (scheduled it in).  A test that writes
+ * n to fail_inits makes the next n events of the test PMU fail to be made
+ * (EBUSY, as a PMU whose shared resources are taken refuses them).
  *
  * What it models, because code on top of perf meets it on real hardware:
  *
@@ -146,6 +148,8 @@ static DEFINE_PER_CPU(struct fakepmu_cpu, fakepmu_cpus);
 static bool fakepmu_amd;
 static atomic_t fakepmu_nmi_overflows = ATOMIC_INIT(0);
 static atomic_t fakepmu_events_made = ATOMIC_INIT(0);
+/* Tests write n: the next n events of this PMU fail to be made (EBUSY). */
+static atomic_t fakepmu_fail_inits = ATOMIC_INIT(0);
 static atomic_t fakepmu_adds = ATOMIC_INIT(0);
 
 static int (*fakepmu_overflow)(struct perf_event *event,
@@ -394,6 +398,8 @@ static int fakepmu_event_init(struct perf_event *event)
 
 	if (attr->precise_ip || has_branch_stack(event))
 		return -EOPNOTSUPP;
+	if (atomic_dec_if_positive(&fakepmu_fail_inits) >= 0)
+		return -EBUSY;
 
 	hwc->config = code;
 	hwc->idx = -1;
@@ -985,6 +991,7 @@ static int __init fakepmu_init(void)
 	debugfs_create_file("state", 0400, fakepmu_dir, NULL, &fakepmu_state_fops);
 	debugfs_create_atomic_t("nmi_overflows", 0400, fakepmu_dir, &fakepmu_nmi_overflows);
 	debugfs_create_atomic_t("events_made", 0400, fakepmu_dir, &fakepmu_events_made);
+	debugfs_create_atomic_t("fail_inits", 0600, fakepmu_dir, &fakepmu_fail_inits);
 	debugfs_create_atomic_t("adds", 0400, fakepmu_dir, &fakepmu_adds);
 	if (hybrid)
 		pr_info("test PMUs registered: cpu_core (type %d, CPUs %*pbl, %u counters), cpu_atom (type %d, CPUs %*pbl, %u counters), %d bits\n",

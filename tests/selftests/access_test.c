@@ -2315,4 +2315,101 @@ TEST_F(access, group_members_read_pctr_and_perfmon_and_use_cpc)
 	munmap(out, 4096);
 }
 
+/* ---- capabilities are asked only where needed ------------------------ */
+
+/*
+ * Every capable() that fails is audited (SELinux, the audit subsystem): a
+ * module that asks for CAP_PERFMON before it knows the request needs it
+ * logs a denial for every ordinary bind.  A kprobe on cap_capable(), the
+ * capability LSM's hook that every capable() reaches, records the
+ * capabilities a user's own-thread, user-mode bind asks for: none.  A CPU
+ * bind (which needs CAP_PERFMON) is the control that the probe sees them.
+ */
+#define TRACING		"/sys/kernel/debug/tracing"
+#define CAP_PROBE	"pmccap/cap"
+
+/* Lines of the trace for pid that ask for capability cap. */
+static int cap_asks(pid_t pid, int cap)
+{
+	char line[512], who[32], what[32];
+	FILE *f = fopen(TRACING "/trace", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(who, sizeof(who), "-%d ", pid);
+	snprintf(what, sizeof(what), " cap=%d", cap);
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strstr(line, what);
+
+		if (line[0] != '#' && strstr(line, who) && c &&
+		    (c[strlen(what)] == '\n' || c[strlen(what)] == ' '))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+TEST_F(access, own_thread_user_mode_bind_asks_for_no_capability)
+{
+	int go[2], done[2], fd, n_own[2], n_cpu[2];
+	pid_t pid;
+	char c;
+
+	NEED_FAKEPMU();
+	if (access(TRACING "/kprobe_events", W_OK))
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS) to watch capable() with");
+	write_file(TRACING "/events/" CAP_PROBE "/enable", "0\n");
+	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE "\n");
+	if (write_file(TRACING "/kprobe_events", "p:" CAP_PROBE " cap_capable cap=$arg3:s32\n"))
+		SKIP(return, "cap_capable() cannot be probed here");
+	fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);	/* empties it */
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, write_file(TRACING "/events/" CAP_PROBE "/enable", "1\n"));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* Step 1: an own-thread, user-mode bind; step 2: a CPU bind. */
+		int err = pin_to_cpu(MATRIX_CPU) || become_uid(NOBODY, true, false);
+
+		fd = err ? -1 : cpc_open_node();
+		if (read(go[0], &c, 1) != 1 || fd < 0)
+			_exit(2);
+		err = cpc_bind_thread(fd, PMC_CPC_BIND_CURLWP, 0, 0, CPC_COUNT_USER, NULL);
+		if (write(done[1], "1", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (cpc_bind_cpu_raw(fd, MATRIX_CPU, CPC_COUNT_USER) != -EACCES)
+			_exit(4);
+		if (write(done[1], "2", 1) != 1)
+			_exit(5);
+		_exit(err ? 6 : 0);
+	}
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(1, read(done[0], &c, 1));
+	n_own[0] = cap_asks(pid, CAP_PERFMON);
+	n_own[1] = cap_asks(pid, CAP_SYS_ADMIN);
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(1, read(done[0], &c, 1));
+	n_cpu[0] = cap_asks(pid, CAP_PERFMON);
+	n_cpu[1] = cap_asks(pid, CAP_SYS_ADMIN);
+	EXPECT_EQ(0, child_status(pid));
+	write_file(TRACING "/events/" CAP_PROBE "/enable", "0\n");
+	write_file(TRACING "/kprobe_events", "-:" CAP_PROBE "\n");
+	ksft_print_msg("capable() asks: own-thread bind CAP_PERFMON %d CAP_SYS_ADMIN %d; CPU bind %d %d\n",
+		       n_own[0], n_own[1], n_cpu[0] - n_own[0], n_cpu[1] - n_own[1]);
+	EXPECT_EQ(0, n_own[0]) TH_LOG("an own-thread bind asked for CAP_PERFMON: audited as a denial");
+	EXPECT_EQ(0, n_own[1]) TH_LOG("an own-thread bind asked for CAP_SYS_ADMIN: audited as a denial");
+	/* The control: a CPU bind asks, and the probe sees it. */
+	EXPECT_LT(n_own[0], n_cpu[0]);
+	EXPECT_LT(n_own[1], n_cpu[1]);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 TEST_HARNESS_MAIN

@@ -346,6 +346,7 @@ FIXTURE_TEARDOWN_PARENT(core)
 
 	if (self->hung)
 		return;
+	write_file("/sys/kernel/debug/fakepmu/fail_inits", "0\n");
 	if (self->offlined >= 0 && cpu_online_state(self->offlined) == 0)
 		EXPECT_EQ(0, set_cpu_online(self->offlined, 1));
 	if (self->pctr_used)
@@ -687,6 +688,59 @@ TEST_F(core, execve_stops_the_callers_own_binding)
 	EXPECT_EQ(0, status) TH_LOG("child: %s", status_str(status, st, sizeof(st)));
 }
 
+/*
+ * Before the exec: bind this CPU with an overflow request 100 events from
+ * overflowing, on a descriptor the exec keeps open.
+ */
+static int bind_cpu_overflow_and_keep_fd(void *arg)
+{
+	struct pmc_cpc_bind b = { .cpu = sched_getcpu() };
+	struct pmc_cpc_request r;
+	int fd = open(PMC_CPC_PATH, O_RDWR);	/* no O_CLOEXEC */
+
+	if (fd < 0)
+		return -1;
+	cpc_req(&r, PERF_TYPE_RAW, EV_INSTR, USR | CPC_OVF_NOTIFY_EMT, UINT64_MAX - 99, 0);
+	return cpc_dev_bind(fd, PMC_CPC_BIND_CPU, 0, &r, 1, &b) ? -2 : 0;
+}
+
+static int nmi_overflows(void)
+{
+	int v;
+
+	return read_file_int("/sys/kernel/debug/fakepmu/nmi_overflows", &v) ? -1 : v;
+}
+
+/*
+ * A CPU binding's overflow signal is for the program that bound it: after
+ * that program execs, with the descriptor still open, the new image is not
+ * signalled (the signal's default action would kill it).
+ */
+TEST_F(core, cpu_binding_overflow_does_not_signal_the_binders_new_image)
+{
+	int status, before;
+	struct spinner s;
+	char st[64];
+
+	NEED_FAKEPMU();
+	NEED_CPUS(2);
+	ASSERT_EQ(0, pin_to_cpu(0));
+	before = nmi_overflows();
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, spinner_start(&s, 1, bind_cpu_overflow_and_keep_fd, NULL));
+	if (read_byte_within(s.ready, 10000)) {
+		status = spinner_end(&s);
+		ASSERT_TRUE(false) TH_LOG("the child failed before its exec: %s",
+					  status_str(status, st, sizeof(st)));
+	}
+	ASSERT_EQ(0, inject_ip(1, EV_INSTR, 200, 0, 0x401234));
+	sleep_ms(100);
+	EXPECT_LT(before, nmi_overflows()) TH_LOG("no overflow happened: the test proves nothing");
+	status = spinner_end(&s);
+	EXPECT_EQ(0, status) TH_LOG("DRIVER BUG: the binder's new image got the overflow signal: %s",
+				     status_str(status, st, sizeof(st)));
+}
+
 /* Before the exec: say so, then wait (spinning on this CPU) for the go. */
 static int spin_until_go(void *arg)
 {
@@ -891,6 +945,55 @@ TEST_F(core, cpu_binding_counts_again_after_its_cpu_comes_back)
 	ASSERT_EQ(0, sample(cpc, set, buf, &v, 1));
 	EXPECT_EQ(200ULL, v)
 		TH_LOG("DRIVER BUG: the CPU set went stale when CPU %d went offline", HOTPLUG_CPU);
+	EXPECT_EQ(0, cpc_unbind(cpc, set));
+	EXPECT_EQ(0, cpc_close(cpc));
+}
+
+/*
+ * A CPU binding whose events cannot be made again when its CPU comes back
+ * reads EIO, never the count of before as if it counted: after the CPU's
+ * return, and after a restart that cannot make them either (a start used
+ * to clear the failure of every slot, event or none).  Once they can be
+ * made, a restart counts again from the preset.
+ */
+TEST_F(core, cpu_binding_that_cannot_count_again_reads_eio_until_it_can)
+{
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	uint64_t v;
+	cpc_t *cpc;
+
+	NEED_FAKEPMU();
+	NEED_HOTPLUG();
+	cpc = open_cpc();
+	ASSERT_NE(NULL, cpc);
+	set = set1(cpc, "PAPI_tot_ins", 0, USR);
+	ASSERT_NE(NULL, set);
+	buf = cpc_buf_create(cpc, set);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, cpc_bind_cpu(cpc, HOTPLUG_CPU, set, 0));
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_INSTR, 100));
+	ASSERT_EQ(0, sample(cpc, set, buf, &v, 1));
+	EXPECT_EQ(100ULL, v);
+
+	ASSERT_EQ(0, pin_to_cpu(0));
+	self->offlined = HOTPLUG_CPU;
+	ASSERT_EQ(0, set_cpu_online(HOTPLUG_CPU, 0));
+	/* The next two events of the test PMU cannot be made. */
+	ASSERT_EQ(0, write_file("/sys/kernel/debug/fakepmu/fail_inits", "2\n"));
+	ASSERT_EQ(0, set_cpu_online(HOTPLUG_CPU, 1));
+	ASSERT_EQ(0, pin_to_cpu(HOTPLUG_CPU));
+	EXPECT_EQ(EIO, cpc_err_of(cpc_set_sample(cpc, set, buf)));
+	EXPECT_EQ(0, cpc_set_restart(cpc, set));
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_INSTR, 100));
+	EXPECT_EQ(EIO, cpc_err_of(cpc_set_sample(cpc, set, buf)))
+		TH_LOG("DRIVER BUG: a restart that could not make the CPU's events read a stale count");
+
+	/* Events can be made again: a restart counts from the preset. */
+	EXPECT_EQ(0, cpc_set_restart(cpc, set));
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_INSTR, 50));
+	ASSERT_EQ(0, sample(cpc, set, buf, &v, 1));
+	EXPECT_EQ(50ULL, v);
 	EXPECT_EQ(0, cpc_unbind(cpc, set));
 	EXPECT_EQ(0, cpc_close(cpc));
 }

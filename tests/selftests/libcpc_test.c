@@ -148,6 +148,7 @@ FIXTURE_TEARDOWN_PARENT(libcpc)
 {
 	char buf[16];
 
+	write_file("/sys/kernel/debug/fakepmu/fail_inits", "0\n");
 	if (self->offlined >= 0 && cpu_online_state(self->offlined) == 0)
 		EXPECT_EQ(0, set_cpu_online(self->offlined, 1));
 	if (self->paranoid != INT_MIN) {
@@ -1632,6 +1633,59 @@ TEST_F(libcpc, cpu_binding_is_exclusive_and_invalidates_thread_sets)
 	EXPECT_EQ(0, cpc_close(cpc_b));
 	EXPECT_EQ(0, cpc_errlog.calls);
 	munmap(r, sizeof(*r));
+}
+
+/*
+ * A CPU bind that fails (here: perf cannot make its event) invalidates no
+ * thread binding: the CPU binding rule applies to bindings made, not tried.
+ * It used to bump the invalidation at the CPU's claim, before the events
+ * were made, and every thread binding of the system then sampled EAGAIN.
+ */
+TEST_F(libcpc, failed_cpu_bind_leaves_thread_bindings_valid)
+{
+	cpc_set_t *set_thr, *set_cpu;
+	cpc_t *cpc_thr, *cpc_a;
+	cpc_buf_t *buf_thr;
+	uint64_t v;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	ASSERT_EQ(0, pin_to_cpu(1));
+	cpc_thr = open_cpc();
+	cpc_a = open_cpc();
+	ASSERT_NE(NULL, cpc_thr);
+	ASSERT_NE(NULL, cpc_a);
+	set_thr = SET(cpc_thr, USR, "PAPI_tot_ins");
+	set_cpu = SET(cpc_a, USR, "PAPI_tot_ins");
+	ASSERT_NE(NULL, set_thr);
+	ASSERT_NE(NULL, set_cpu);
+	buf_thr = cpc_buf_create(cpc_thr, set_thr);
+	ASSERT_NE(NULL, buf_thr);
+	ASSERT_EQ(0, cpc_bind_curlwp(cpc_thr, set_thr, 0));
+	ASSERT_EQ(0, inject_here(EV_INSTR, 10));
+	ASSERT_EQ(0, sample(cpc_thr, set_thr, buf_thr, &v, 1));
+	EXPECT_EQ(10ULL, v);
+
+	/* The next event of the test PMU cannot be made: the CPU bind fails. */
+	ASSERT_EQ(0, write_file("/sys/kernel/debug/fakepmu/fail_inits", "1\n"));
+	EXPECT_EQ(-1, cpc_bind_cpu(cpc_a, 2, set_cpu, 0));
+	EXPECT_EQ(1ULL << 1, affinity_mask());
+	ASSERT_EQ(0, write_file("/sys/kernel/debug/fakepmu/fail_inits", "0\n"));
+
+	/* The thread binding still counts and samples; new ones bind. */
+	ASSERT_EQ(0, inject_here(EV_INSTR, 5));
+	EXPECT_EQ(0, cpc_err_of(cpc_set_sample(cpc_thr, set_thr, buf_thr)))
+		TH_LOG("DRIVER BUG: a CPU bind that failed invalidated the thread binding");
+	ASSERT_EQ(0, sample(cpc_thr, set_thr, buf_thr, &v, 1));
+	EXPECT_EQ(15ULL, v);
+	EXPECT_EQ(0, cpc_bind_curlwp(cpc_a, set_cpu, 0));
+
+	/* A CPU bind that succeeds still invalidates it, as on Solaris. */
+	EXPECT_EQ(0, cpc_unbind(cpc_a, set_cpu));
+	ASSERT_EQ(0, cpc_bind_cpu(cpc_a, 2, set_cpu, 0));
+	EXPECT_EQ(EAGAIN, cpc_err_of(cpc_set_sample(cpc_thr, set_thr, buf_thr)));
+	EXPECT_EQ(0, cpc_close(cpc_thr));
+	EXPECT_EQ(0, cpc_close(cpc_a));
 }
 
 TEST_F(libcpc, cpu_binding_of_an_offline_cpu_is_enosys)

@@ -695,6 +695,82 @@ TEST_F(pfp, clearpcbpme_unmarks_the_caller_until_logselect_again)
 	EXPECT_EQ(U(123), pf6_instr(self->fd));
 }
 
+/*
+ * Dozens of threads of the tree, all alive at once, each in turn unmarking
+ * itself (CLEARPCBPME: no longer counted), then marking itself again
+ * (LOGSELECT: counted again).  The module used to keep eight such threads
+ * only: from the ninth on, CLEARPCBPME returned 0 and the thread stayed
+ * counted, and LOGSELECT failed with EBUSY.
+ */
+#define MARK_THREADS	64
+
+struct mark_turns {
+	int fd;
+	pthread_mutex_t turn;
+	pthread_barrier_t all_done;
+	int ret_clear[MARK_THREADS], ret_select[MARK_THREADS];
+	unsigned long long before[MARK_THREADS], unmarked[MARK_THREADS],
+			   marked[MARK_THREADS];
+};
+
+static struct mark_turns *mark_turns;
+
+static void *mark_turn_thread(void *arg)
+{
+	struct mark_turns *m = mark_turns;
+	long k = (long)arg;
+
+	if (pin_to_cpu(2))
+		return (void *)1L;
+	pthread_mutex_lock(&m->turn);
+	m->before[k] = pf6_instr(m->fd);
+	m->ret_clear[k] = pf_req(m->fd, PCNTCLEARPCBPME);
+	if (inject(2, EV_INSTR, 1000))
+		m->ret_clear[k] = -999;
+	m->unmarked[k] = pf6_instr(m->fd);
+	m->ret_select[k] = pf_req(m->fd, PCNTLOGSELECT);
+	if (inject(2, EV_INSTR, 10))
+		m->ret_select[k] = -999;
+	m->marked[k] = pf6_instr(m->fd);
+	pthread_mutex_unlock(&m->turn);
+	/* Stay alive until every thread had its turn. */
+	pthread_barrier_wait(&m->all_done);
+	return NULL;
+}
+
+TEST_F(pfp, dozens_of_live_threads_unmark_and_mark_themselves)
+{
+	static struct mark_turns m;
+	pthread_t t[MARK_THREADS];
+	int bad = 0;
+	long k;
+
+	ASSERT_EQ(0, logselect_all(self));
+	m.fd = self->fd;
+	mark_turns = &m;
+	ASSERT_EQ(0, pthread_mutex_init(&m.turn, NULL));
+	ASSERT_EQ(0, pthread_barrier_init(&m.all_done, NULL, MARK_THREADS + 1));
+	for (k = 0; k < MARK_THREADS; k++)
+		ASSERT_EQ(0, pthread_create(&t[k], NULL, mark_turn_thread, (void *)k));
+	pthread_barrier_wait(&m.all_done);
+	for (k = 0; k < MARK_THREADS; k++)
+		ASSERT_EQ(0, pthread_join(t[k], NULL));
+	for (k = 0; k < MARK_THREADS; k++) {
+		bool ok = m.ret_clear[k] == 0 && m.ret_select[k] == 0 &&
+			  m.unmarked[k] == m.before[k] &&
+			  m.marked[k] == m.before[k] + 10;
+
+		if (!ok && bad++ < 5)
+			TH_LOG("thread %ld: CLEARPCBPME %d, then %llu -> %llu counted over 1000; LOGSELECT %d, then %llu (want +10)",
+			       k, m.ret_clear[k], m.before[k], m.unmarked[k],
+			       m.ret_select[k], m.marked[k]);
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d threads were not unmarked and marked again",
+				 bad, MARK_THREADS);
+	EXPECT_EQ(U(10 * MARK_THREADS), pf6_instr(self->fd));
+	pthread_barrier_destroy(&m.all_done);
+}
+
 TEST_F(pfp, clearpcbpme_keeps_children_forked_before_and_skips_those_after)
 {
 	int go[2];
