@@ -171,13 +171,16 @@ static int cpc_sample_inherited(struct cpc_file *cf, u64 *vals,
 				struct cpc_binding **found)
 {
 	struct cpc_binding *b;
+	int ret;
 
 	list_for_each_entry(b, &cf->bindings, node) {
 		if (b->scope != PMC_CPC_BIND_CURLWP || !b->inherit)
 			continue;
-		if (!pmc_set_read_own(b->set, vals)) {
+		/* ENOENT: not this one's; EIO: its copy counts nothing. */
+		ret = pmc_set_read_own(b->set, vals);
+		if (ret != -ENOENT) {
 			*found = b;
-			return 0;
+			return ret;
 		}
 	}
 	return -EINVAL;

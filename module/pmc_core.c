@@ -216,16 +216,17 @@ static void pmc_counter_halt(struct pmc_counter *c)
 
 /*
  * Process context: stop every counter of a set that froze at an overflow,
- * and give back what its events counted after the overflow's snapshot.
+ * and give back what its events counted after the overflow's snapshot;
+ * set->lock held.  The work item does it, or whoever takes the lock first
+ * and must see the frozen values (a restart).
  */
-static void pmc_ovf_work(struct work_struct *work)
+static void pmc_set_freeze(struct pmc_set *set)
 {
-	struct pmc_set *set = container_of(work, struct pmc_set, ovf_work);
 	unsigned int i, j;
 
-	mutex_lock(&set->lock);
+	lockdep_assert_held(&set->lock);
 	if (!test_bit(0, &set->frozen))
-		goto out;
+		return;
 	for (i = 0; i < set->nctrs; i++) {
 		struct pmc_counter *c = &set->ctr[i];
 
@@ -242,7 +243,14 @@ static void pmc_ovf_work(struct work_struct *work)
 		}
 	}
 	clear_bit(0, &set->frozen);
-out:
+}
+
+static void pmc_ovf_work(struct work_struct *work)
+{
+	struct pmc_set *set = container_of(work, struct pmc_set, ovf_work);
+
+	mutex_lock(&set->lock);
+	pmc_set_freeze(set);
 	mutex_unlock(&set->lock);
 }
 
@@ -1320,6 +1328,12 @@ int pmc_set_restart(struct pmc_set *set, const u64 *presets)
 
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
+	/*
+	 * An overflow since the sync froze the set at a point before this
+	 * restart: freeze it now, so that the work item, once it runs, finds
+	 * nothing to do and leaves the restarted set alone.
+	 */
+	pmc_set_freeze(set);
 	for (i = 0; i < set->nctrs; i++) {
 		struct pmc_counter *c = &set->ctr[i];
 
@@ -1442,15 +1456,18 @@ static int pmc_own_count(struct perf_event *parent, u64 *v)
 {
 	unsigned long irqflags;
 	struct perf_event *own;
+	int ret;
 
 	mutex_lock(&parent->child_mutex);
 	local_irq_save(irqflags);
 	own = pmc_own_copy(parent);
 	if (own)
 		*v += pmc_event_own_count(own);
+	/* A copy perf could not schedule (pinned, no counter) counts nothing. */
+	ret = !own ? -ENOENT : READ_ONCE(own->state) == PERF_EVENT_STATE_ERROR ? -EIO : 0;
 	local_irq_restore(irqflags);
 	mutex_unlock(&parent->child_mutex);
-	return own ? 0 : -ENOENT;
+	return ret;
 }
 
 /*
@@ -1477,9 +1494,13 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
 			values[i] = c->base;
 			continue;
 		}
-		for (j = 0; j < set->nslots && !ret; j++)
-			if (c->slots[j].event)
+		for (j = 0; j < set->nslots && !ret; j++) {
+			/* An event that could not be made again counts nothing. */
+			if (c->slots[j].failed)
+				ret = -EIO;
+			else if (c->slots[j].event)
 				ret = pmc_own_count(c->slots[j].event, &v);
+		}
 		values[i] = (binder ? c->base : c->preset) + v;
 	}
 	mutex_unlock(&set->lock);

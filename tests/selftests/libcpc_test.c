@@ -970,6 +970,82 @@ TEST_F(libcpc, inherited_threads_count_their_own_events)
 }
 
 /*
+ * A thread's copy of an inherited event that perf cannot schedule (the
+ * CPU's counters are all taken by pinned CPU events) counts nothing: the
+ * thread's sample is EIO, never its preset as if it had counted.
+ */
+struct unschedulable {
+	cpc_t *cpc;
+	cpc_set_t *set;
+	int err, sample_err;
+	uint64_t v;
+};
+
+static void *unschedulable_fn(void *arg)
+{
+	struct unschedulable *u = arg;
+	cpc_buf_t *buf = cpc_buf_create(u->cpc, u->set);
+
+	if (!buf || pin_to_cpu(2) || inject_here(EV_GP_ONLY, 5)) {
+		u->err = errno ? errno : EIO;
+		return NULL;
+	}
+	u->sample_err = cpc_err_of(cpc_set_sample(u->cpc, u->set, buf));
+	if (!u->sample_err)
+		cpc_buf_get(u->cpc, buf, 0, &u->v);
+	return NULL;
+}
+
+TEST_F(libcpc, inherited_copy_that_perf_cannot_schedule_samples_eio)
+{
+	struct unschedulable u = { 0 };
+	struct perf_event_attr attr;
+	int n, i, fds[32];
+	cpc_buf_t *buf;
+	uint64_t v;
+	pthread_t t;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	n = fakepmu_gp_counters();
+	ASSERT_LT(0, n);
+	ASSERT_GE(32, n);
+	ASSERT_EQ(0, pin_to_cpu(1));
+	u.cpc = open_cpc();
+	ASSERT_NE(NULL, u.cpc);
+	u.set = cpc_set_create(u.cpc);
+	ASSERT_NE(NULL, u.set);
+	ASSERT_EQ(0, cpc_set_add_request(u.cpc, u.set, "0xc4", 0, USR, 0, NULL));
+	buf = cpc_buf_create(u.cpc, u.set);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, cpc_bind_curlwp(u.cpc, u.set, CPC_BIND_LWP_INHERIT));
+
+	/* Every general-purpose counter of CPU 2 pinned by a CPU event. */
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_RAW;
+	attr.config = EV_GP_ONLY;
+	attr.pinned = 1;
+	for (i = 0; i < n; i++) {
+		fds[i] = sys_perf_event_open(&attr, -1, 2, -1, PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, fds[i]) TH_LOG("pinned CPU event %d: %s", i, strerror(errno));
+	}
+	ASSERT_EQ(0, pthread_create(&t, NULL, unschedulable_fn, &u));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	ASSERT_EQ(0, u.err) TH_LOG("%s", strerror(u.err));
+	EXPECT_EQ(EIO, u.sample_err)
+		TH_LOG("DRIVER BUG: a copy perf could not schedule sampled %llu", (unsigned long long)u.v);
+
+	/* The binder's own events were never in the way: it samples. */
+	ASSERT_EQ(0, inject_here(EV_GP_ONLY, 7));
+	ASSERT_EQ(0, sample(u.cpc, u.set, buf, &v, 1));
+	EXPECT_EQ(7ULL, v);
+	EXPECT_EQ(0, cpc_close(u.cpc));
+}
+
+/*
  * perf neither limits nor freezes the copies threads inherit, so overflow
  * notification with inheritance is refused (ENOTSUP) and nothing is bound.
  */
