@@ -38,11 +38,10 @@ int pmc_claim_cpu(int cpu)
 	if (!cpu_online(cpu))
 		return -ENODEV;
 	spin_lock(&pmc_cpu_claim_lock);
-	if (cpumask_test_cpu(cpu, &pmc_cpus_claimed)) {
+	if (cpumask_test_cpu(cpu, &pmc_cpus_claimed))
 		ret = -EAGAIN;
-	} else {
+	else
 		cpumask_set_cpu(cpu, &pmc_cpus_claimed);
-	}
 	spin_unlock(&pmc_cpu_claim_lock);
 	return ret;
 }

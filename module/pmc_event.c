@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmcompat counter core: the perf events behind a counter's slots, made,
+ * started, brought up to date and read.  Remote CPUs' events are refreshed
+ * with one function-call interrupt per CPU for all of a set's events there.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/perf_event.h>
+#include <linux/smp.h>
+
+#include "pmc_core.h"
+#include "pmc_core_internal.h"
+
+/* The CPU a slot's event counts on; -1 for a thread's events. */
+static int pmc_slot_cpu(const struct pmc_set *set, unsigned int i)
+{
+	switch (set->bind.scope) {
+	case PMC_SCOPE_CPU:
+		return set->bind.cpu;
+	case PMC_SCOPE_ALL_CPUS:
+		return i;
+	case PMC_SCOPE_TREE:
+		return set->bind.cpu;
+	default:
+		return -1;
+	}
+}
+
+bool pmc_set_cpu_bound(const struct pmc_set *set)
+{
+	return set->bind.scope == PMC_SCOPE_CPU || set->bind.scope == PMC_SCOPE_ALL_CPUS;
+}
+
+/* Task sets whose events count on any CPU: one slot per CPU PMU. */
+bool pmc_set_per_pmu(const struct pmc_set *set)
+{
+	return set->bind.scope == PMC_SCOPE_THREAD ||
+	       (set->bind.scope == PMC_SCOPE_TREE && set->bind.cpu < 0);
+}
+
+/* Does slot i of a counter get an event?  (Software events need only one.) */
+bool pmc_slot_used(const struct pmc_counter *c, unsigned int i)
+{
+	const struct pmc_set *set = c->set;
+
+	if (!pmc_set_cpu_bound(set))
+		return i == 0 || c->desc.type != PERF_TYPE_SOFTWARE;
+	return test_bit(i, set->online);
+}
+
+/*
+ * The sample period of an overflow counter whose value is `value` and whose
+ * event has counted `count` so far: the overflow is due when the value
+ * passes 2^64 - 1.  perf takes periods below 2^63; a longer one (never
+ * reached in practice) runs as periods of 2^62 and the overflow handler
+ * waits for the event count it is due at.
+ */
+u64 pmc_counter_period(struct pmc_counter *c, u64 value, u64 count)
+{
+	u64 needed = pmc_preset_to_period(value);
+
+	if (!(c->flags & PMC_OVERFLOW))
+		return 0;
+	if (needed && needed < PMC_MAX_PERIOD) {
+		WRITE_ONCE(c->long_period, false);
+		return needed;
+	}
+	if (!needed || check_add_overflow(count, needed, &needed))
+		needed = U64_MAX;	/* 2^64 events: never */
+	WRITE_ONCE(c->ovf_at, needed);
+	WRITE_ONCE(c->long_period, true);
+	return PMC_LONG_PERIOD;
+}
+
+/*
+ * Make an event that counts on one CPU (of a CPU set, or a task's while it
+ * runs there): on hybrid CPUs, with the PMU of that CPU's core type, which
+ * is the one that does not refuse the CPU.
+ */
+struct perf_event *pmc_create_on_cpu(struct perf_event_attr *attr, int cpu,
+				     struct task_struct *task,
+				     perf_overflow_handler_t handler, void *ctx)
+{
+	struct perf_event *event = ERR_PTR(-ENOENT);
+	struct pmc_pmus p;
+	unsigned int k;
+
+	pmc_cpu_pmus(&p);
+	for (k = 0; k < p.n; k++) {
+		struct perf_event_attr a = *attr;
+
+		pmc_attr_route(&a, p.type[k]);
+		event = perf_event_create_kernel_counter(&a, cpu, task, handler, ctx);
+		if (!IS_ERR(event) || PTR_ERR(event) != -ENOENT)
+			break;
+	}
+	return event;
+}
+
+struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
+{
+	struct pmc_set *set = c->set;
+	bool thread = set->bind.scope == PMC_SCOPE_THREAD;
+	bool tree = set->bind.scope == PMC_SCOPE_TREE;
+	struct perf_event_attr attr = {
+		.type = c->desc.type,
+		.size = sizeof(attr),
+		.config = c->desc.config,
+		.sample_period = (c->flags & PMC_TICK) ? c->desc.tick_period :
+				 pmc_counter_period(c, c->base + c->slots[0].kept, 0),
+		.pinned = 1,
+		.disabled = 1,
+		.exclude_user = c->desc.exclude_user,
+		.exclude_kernel = c->desc.exclude_kernel,
+		.exclude_hv = 1,
+		/* A thread's counters end with its image, as on Solaris. */
+		.remove_on_exec = thread,
+		.inherit = (thread && set->bind.inherit) || tree,
+		/* Context switches between threads keep each one's own counts. */
+		.inherit_stat = thread && set->bind.inherit,
+	};
+	struct perf_event *event;
+
+	if (pmc_set_per_pmu(set)) {
+		pmc_attr_route(&attr, set->slot_pmu[i]);
+		event = perf_event_create_kernel_counter(&attr, -1, set->bind.task,
+							 pmc_overflow_handler, c);
+	} else {
+		event = pmc_create_on_cpu(&attr, pmc_slot_cpu(set, i),
+					  tree ? set->bind.task : NULL,
+					  pmc_overflow_handler, c);
+	}
+	if (IS_ERR(event) && PTR_ERR(event) == -ENOENT &&
+	    c->desc.type != PERF_TYPE_SOFTWARE && !pmc_hw_pmu_present())
+		return ERR_PTR(-ENODEV);
+	return event;
+}
+
+/* Start one event; a pinned event perf could not schedule is an error. */
+int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
+{
+	if ((c->flags & PMC_FREEZE_SET) && event->attr.sample_period &&
+	    !c->long_period && !event->attr.inherit) {
+		/* Exactly one overflow, then perf stops the event. */
+		int ret = perf_event_refresh(event, 1);
+
+		if (ret)
+			return ret;
+	} else {
+		perf_event_enable(event);
+	}
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR) {
+		perf_event_disable(event);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * The slot should count but does not: not recreated after a CPU came back,
+ * or, while the counter runs, not schedulable (perf's error state).
+ */
+bool pmc_slot_failed(const struct pmc_counter *c, const struct pmc_slot *s)
+{
+	return s->failed || (c->running && s->event &&
+			     READ_ONCE(s->event->state) == PERF_EVENT_STATE_ERROR);
+}
+
+/*
+ * An event's own count, without its inherited copies', brought up to date
+ * when it is active on this CPU (as perf_event_read_local() does).
+ */
+u64 pmc_event_own_count(struct perf_event *event)
+{
+	unsigned long flags;
+	u64 v;
+
+	local_irq_save(flags);
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    event->oncpu == smp_processor_id())
+		event->pmu->read(event);
+	v = local64_read(&event->count);
+	local_irq_restore(flags);
+	return v;
+}
+
+/*
+ * The count of an event that has no inherited copies:
+ * - active on this CPU: brought up to date here, interrupts off (as
+ *   perf_event_read_local() does);
+ * - active on a CPU of `fresh`: as pmc_set_refresh() brought it up to date
+ *   there; on any other CPU (fresh NULL, or the reader moved to the CPU
+ *   it was refreshed from): read by perf on its CPU;
+ * - not active: perf brought its count up to date when it stopped it.
+ */
+static u64 pmc_event_count(struct perf_event *event, const struct cpumask *fresh)
+{
+	u64 enabled, running, v;
+	unsigned long flags;
+	int cpu;
+
+	local_irq_save(flags);
+	cpu = READ_ONCE(event->oncpu);
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
+		if (cpu == smp_processor_id())
+			event->pmu->read(event);
+		else if (!fresh || cpu < 0 || cpu >= nr_cpu_ids ||
+			 !cpumask_test_cpu(cpu, fresh))
+			goto remote;
+	}
+	/* Pairs with perf updating the count before it changes the state. */
+	smp_rmb();
+	v = local64_read(&event->count) + atomic64_read(&event->child_count);
+	local_irq_restore(flags);
+	return v;
+
+remote:
+	local_irq_restore(flags);
+	return perf_event_read_value(event, &enabled, &running);
+}
+
+/* What a slot has counted, failed or not (fresh: see pmc_event_count()). */
+u64 pmc_slot_count(const struct pmc_slot *s, const struct cpumask *fresh)
+{
+	u64 enabled, running, v = s->kept;
+	struct perf_event *event = s->event;
+
+	/*
+	 * An inherited thread set's value is the bound thread's, not the sum
+	 * (only those have inherit_stat; a tree's value is the sum).
+	 */
+	if (!event)
+		return v;
+	if (event->attr.inherit && event->attr.inherit_stat)
+		v += pmc_event_own_count(event);
+	else if (event->attr.inherit)
+		v += perf_event_read_value(event, &enabled, &running);
+	else
+		v += pmc_event_count(event, fresh);
+	return v;
+}
+
+/*
+ * Reads of counts active on other CPUs, batched: pmc_set_refresh() brings
+ * every event of the chosen counters that is active on another CPU up to
+ * date with one call on each such CPU, all CPUs at once, each reading all
+ * of its events in that one interrupt (as perf's own read does on the
+ * event's CPU, interrupts off there).  A thread's event that moves to
+ * another CPU meanwhile keeps the count perf saved when it left, as with
+ * perf's read.  The reads that follow take the counts of those CPUs as
+ * they are (pmc_event_count()).  Events on the reader's own CPU are read
+ * there by pmc_event_count() itself, without a call: so a thread's reads
+ * of its own events never make one.
+ */
+struct pmc_refresh {
+	struct pmc_set *set;
+	unsigned long ctrs;
+	int cpu;		/* PMC_READ_SUM, or an ALL_CPUS set's slot */
+};
+
+/* The slots [*first, *last) a refresh looks at on `cpu` (-1: any CPU). */
+static void pmc_refresh_slots(const struct pmc_refresh *r, int cpu,
+			      unsigned int *first, unsigned int *last)
+{
+	const struct pmc_set *set = r->set;
+
+	*first = 0;
+	*last = set->nslots;
+	if (set->bind.scope != PMC_SCOPE_ALL_CPUS)
+		return;
+	if (r->cpu != PMC_READ_SUM && r->cpu >= 0 && r->cpu < set->nslots)
+		cpu = r->cpu;
+	if (cpu >= 0) {
+		*first = min_t(unsigned int, cpu, set->nslots);
+		*last = min_t(unsigned int, cpu + 1, set->nslots);
+	}
+}
+
+/* An event of the refresh that is active, and on which CPU (or -1). */
+static int pmc_refresh_event_cpu(const struct pmc_counter *c, unsigned int i,
+				 struct perf_event **eventp)
+{
+	struct perf_event *event = READ_ONCE(c->slots[i].event);
+
+	*eventp = event;
+	if (!event || event->attr.inherit ||
+	    READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE)
+		return -1;
+	return READ_ONCE(event->oncpu);
+}
+
+/* On each CPU of the refresh, interrupts off: read the events active here. */
+static void pmc_refresh_here(void *info)
+{
+	const struct pmc_refresh *r = info;
+	int this = smp_processor_id();
+	struct perf_event *event;
+	unsigned int i, first, last, k;
+
+	pmc_refresh_slots(r, this, &first, &last);
+	for_each_set_bit(k, &r->ctrs, r->set->nctrs)
+		for (i = first; i < last; i++)
+			if (pmc_refresh_event_cpu(&r->set->ctr[k], i, &event) == this)
+				event->pmu->read(event);
+}
+
+/* set->lock held; ctrs: a bit per counter; cpu as for pmc_set_read(). */
+void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
+{
+	struct pmc_refresh r = { .set = set, .ctrs = ctrs, .cpu = cpu };
+	struct perf_event *event;
+	unsigned int i, first, last, k;
+	int this, on;
+
+	cpumask_clear(set->refresh_cpus);
+	pmc_refresh_slots(&r, -1, &first, &last);
+	this = raw_smp_processor_id();	/* a hint: see pmc_event_count() */
+	for_each_set_bit(k, &ctrs, set->nctrs) {
+		if (!set->ctr[k].programmed)
+			continue;
+		for (i = first; i < last; i++) {
+			on = pmc_refresh_event_cpu(&set->ctr[k], i, &event);
+			if (on >= 0 && on != this && on < nr_cpu_ids)
+				cpumask_set_cpu(on, set->refresh_cpus);
+		}
+	}
+	if (!cpumask_empty(set->refresh_cpus))
+		on_each_cpu_mask(set->refresh_cpus, pmc_refresh_here, &r, true);
+}
+
+static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
+			  u64 *val, const struct cpumask *fresh)
+{
+	if (pmc_slot_failed(c, s))
+		return -EIO;
+	*val = pmc_slot_count(s, fresh);
+	return 0;
+}
+
+void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep)
+{
+	struct perf_event *event = s->event;
+
+	if (!event)
+		return;
+	if (keep)
+		s->kept = pmc_slot_count(s, NULL);
+	WRITE_ONCE(s->event, NULL);
+	perf_event_release_kernel(event);
+}
+
+/*
+ * The sum of a counter's slots plus its base, or with cpu one CPU's slot of
+ * an ALL_CPUS set; set->lock held.  fresh: the CPUs pmc_set_refresh() just
+ * read, or NULL.
+ */
+int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
+		      const struct cpumask *fresh)
+{
+	struct pmc_set *set = c->set;
+	u64 v, sum = c->base;
+	unsigned int i;
+	int ret;
+
+	if (set->bind.scope == PMC_SCOPE_ALL_CPUS && cpu != PMC_READ_SUM) {
+		if (cpu < 0 || cpu >= set->nslots)
+			return -EINVAL;
+		return pmc_slot_value(c, &c->slots[cpu], val, fresh);
+	}
+	for (i = 0; i < set->nslots; i++) {
+		ret = pmc_slot_value(c, &c->slots[i], &v, fresh);
+		if (ret)
+			return ret;
+		sum += v;
+	}
+	*val = sum;
+	return 0;
+}
+
+/* Make the counter read `value` from now on, failed slots or not. */
+void pmc_counter_set_value(struct pmc_counter *c, u64 value)
+{
+	u64 sum = c->base;
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++)
+		sum += pmc_slot_count(&c->slots[i], NULL);
+	WRITE_ONCE(c->base, c->base + value - sum);
+	clear_bit(c->idx, &c->set->ovf_pending);
+}
+
+void pmc_counter_clear(struct pmc_counter *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++) {
+		pmc_slot_release(c, &c->slots[i], false);
+		c->slots[i].kept = 0;
+		c->slots[i].failed = false;
+	}
+	c->programmed = false;
+	c->running = false;
+	c->base = 0;
+	c->flags = 0;
+	clear_bit(c->idx, &c->set->ovf_pending);
+}
+
+/* Create (stopped) the event of a slot whose CPU came up; set->lock held. */
+void pmc_slot_revive(struct pmc_counter *c, unsigned int i)
+{
+	struct pmc_slot *s = &c->slots[i];
+	struct perf_event *event;
+
+	if (!c->programmed || s->event)
+		return;
+	/* A CPU that cannot count again reads as an error, never stale. */
+	event = pmc_event_create(c, i);
+	if (IS_ERR(event)) {
+		s->failed = true;
+		return;
+	}
+	WRITE_ONCE(s->event, event);
+	s->failed = c->running && pmc_event_start(c, event);
+}
+
