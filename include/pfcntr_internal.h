@@ -19,6 +19,8 @@
 
 #include "pfcntr_alpha.h"
 
+struct pmc_budget_user;
+
 struct pmc_set;
 struct pt_regs;
 struct task_struct;
@@ -60,6 +62,7 @@ struct pfm_prof {
 	struct pfm_range range;
 	struct pfm_range callers[PFM_NCALLERS];
 	size_t nbuckets;
+	struct pmc_budget_user *user;	/* charged for the buckets */
 	unsigned int nslots;
 	atomic_t *buckets[] __counted_by(nslots);
 };
@@ -68,6 +71,7 @@ struct pfm_file {
 	struct mutex lock;		/* serialises the requests of an open */
 	unsigned int mode;		/* PCNTOPENONE, _EACH or _ALL */
 	int cpu;			/* ONE: the CPU */
+	bool exclusive;			/* holds its CPUs: pfm_take_cpus() */
 	unsigned int nslots;		/* ONE: 1; EACH, ALL: nr_cpu_ids */
 	struct pfm_cpu *slots;		/* by CPU (ONE: [0]) */
 	bool ev67;

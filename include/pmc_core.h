@@ -29,6 +29,7 @@
 #define PMC_CORE_H
 
 #include <linux/cpuhotplug.h>
+#include <linux/hashtable.h>
 #include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -247,5 +248,17 @@ void pmc_claim_cpu_commit(int cpu);
 void pmc_release_cpu(int cpu);
 int pmc_thread_bind_begin(u64 *generation);	/* 0 or -EAGAIN */
 bool pmc_thread_bind_valid(u64 generation);
+
+/* A resource each user (real uid) has a share of: x = PMC_BUDGET_INIT(x). */
+struct pmc_budget {
+	struct mutex lock;		/* protects users and their use */
+	DECLARE_HASHTABLE(users, 6);
+};
+
+#define PMC_BUDGET_INIT(budget) { .lock = __MUTEX_INITIALIZER((budget).lock) }
+
+struct pmc_budget_user;
+struct pmc_budget_user *pmc_budget_charge(struct pmc_budget *b, u64 amount, u64 limit);
+void pmc_budget_uncharge(struct pmc_budget *b, struct pmc_budget_user *u, u64 amount);
 
 #endif /* PMC_CORE_H */

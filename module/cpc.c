@@ -54,7 +54,7 @@ struct cpc_binding {
 	u64 exec_id;			/* CURLWP, PCTX: the bound image */
 	u64 bound_tsc;			/* TSC when bound: samples' ticks count from it */
 	unsigned int access;		/* PMC_ACCESS_* it was granted */
-	struct cpc_user *user;		/* charged for it */
+	struct pmc_budget_user *user;	/* charged for it */
 	unsigned int nreqs;
 	u64 preset[PMC_CPC_MAX_REQS];	/* applied by PMC_CPC_RESTART */
 	struct pmc_set *set;
@@ -90,52 +90,17 @@ static unsigned int max_bindings_per_user = 1024;
 module_param(max_bindings_per_user, uint, 0644);
 MODULE_PARM_DESC(max_bindings_per_user, "most /dev/cpc bindings per user (default 1024)");
 
-struct cpc_user {
-	struct hlist_node node;
-	kuid_t uid;
-	unsigned int nbindings;
-};
-
-static DEFINE_HASHTABLE(cpc_users, 6);
-static DEFINE_MUTEX(cpc_users_lock);
+static struct pmc_budget cpc_users = PMC_BUDGET_INIT(cpc_users);
 
 /* Charge one binding to the caller's real uid: the user, or NULL past the limit. */
-static struct cpc_user *cpc_user_charge(void)
+static struct pmc_budget_user *cpc_user_charge(void)
 {
-	kuid_t uid = current_uid();
-	struct cpc_user *u, *new;
-
-	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
-	mutex_lock(&cpc_users_lock);
-	hash_for_each_possible(cpc_users, u, node, __kuid_val(uid))
-		if (uid_eq(u->uid, uid))
-			goto found;
-	u = new;
-	new = NULL;
-	if (u) {
-		u->uid = uid;
-		hash_add(cpc_users, &u->node, __kuid_val(uid));
-	}
-found:
-	if (u && u->nbindings >= READ_ONCE(max_bindings_per_user))
-		u = NULL;
-	else if (u)
-		u->nbindings++;
-	mutex_unlock(&cpc_users_lock);
-	kfree(new);
-	return u;
+	return pmc_budget_charge(&cpc_users, 1, READ_ONCE(max_bindings_per_user));
 }
 
-static void cpc_user_uncharge(struct cpc_user *u)
+static void cpc_user_uncharge(struct pmc_budget_user *u)
 {
-	if (!u)
-		return;
-	mutex_lock(&cpc_users_lock);
-	if (!--u->nbindings) {
-		hash_del(&u->node);
-		kfree(u);
-	}
-	mutex_unlock(&cpc_users_lock);
+	pmc_budget_uncharge(&cpc_users, u, 1);
 }
 
 /* ---- bindings ----------------------------------------------------------- */

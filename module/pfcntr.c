@@ -36,6 +36,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/cpumask.h>
 #include <linux/miscdevice.h>
@@ -43,6 +44,7 @@
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/user_namespace.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
@@ -282,11 +284,17 @@ static int pfm_mark(struct pfm_file *pf, bool on)
 	}
 	if (!pfm_tree_sets(pf))
 		return on ? -EBUSY : 0;
-	/* A thread or child of the root: its own copies. */
-	for (k = 0; k < pf->nslots; k++)
-		if (pf->slots[k].set && pmc_set_mark_own(pf->slots[k].set, on))
-			ret = -EBUSY;
-	return on ? ret : 0;
+	/*
+	 * A thread or child of the root: its own copies.  A process without
+	 * copies is not counted: it cannot be marked (EBUSY), and unmarking it
+	 * changes nothing.  Any other failure is the caller's to know.
+	 */
+	for (k = 0; k < pf->nslots && !ret; k++)
+		if (pf->slots[k].set)
+			ret = pmc_set_mark_own(pf->slots[k].set, on);
+	if (ret == -ENOENT)
+		ret = on ? -EBUSY : 0;
+	return ret;
 }
 
 /* Do threads other than the root count (copies made at their creation)? */
@@ -418,9 +426,9 @@ static int pfm_getcnt(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 		return -EINVAL;
 	if (!(pf->items & PFM_COUNTERS))
 		return -EINVAL;
-	c = kcalloc(pf->nslots, sizeof(*c), GFP_KERNEL);
+	c = kvcalloc(pf->nslots, sizeof(*c), GFP_KERNEL);
 	esize = fam == PFM_FAM_EV5 ? sizeof(struct pfcntrs_ev5) : sizeof(struct pfcntrs_ev6);
-	buf = kcalloc(pf->nslots, esize, GFP_KERNEL);
+	buf = kvcalloc(pf->nslots, esize, GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!c || !buf)
 		goto out;
@@ -462,8 +470,8 @@ static int pfm_getcnt(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 	size = n * esize;
 	ret = pfm_copy_array(argp, compat, buf, size);
 out:
-	kfree(buf);
-	kfree(c);
+	kvfree(buf);
+	kvfree(c);
 	return ret;
 }
 
@@ -475,7 +483,7 @@ static int pfm_getiplhis(struct pfm_file *pf, void __user *argp, bool compat)
 
 	if (!(pf->items & PFM_IPL))
 		return -EINVAL;
-	buf = kcalloc(n, sizeof(*buf), GFP_KERNEL);
+	buf = kvcalloc(n, sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	for (k = 0; k < pf->nslots; k++) {
@@ -488,7 +496,7 @@ static int pfm_getiplhis(struct pfm_file *pf, void __user *argp, bool compat)
 			d->ipl[e] += atomic64_read(&per_cpu_ptr(pf->ipl, cpu)->ipl[e]);
 	}
 	ret = pfm_copy_array(argp, compat, buf, n * sizeof(*buf));
-	kfree(buf);
+	kvfree(buf);
 	return ret;
 }
 
@@ -500,7 +508,7 @@ static int pfm_clearcnt(struct pfm_file *pf)
 	if (!(pf->items & (PFM_COUNTERS | PFM_IPL)))
 		return -EINVAL;
 	if (pf->items & PFM_COUNTERS) {
-		struct pfm_count *all = kcalloc(pf->nslots, sizeof(*all), GFP_KERNEL);
+		struct pfm_count *all = kvcalloc(pf->nslots, sizeof(*all), GFP_KERNEL);
 
 		if (!all)
 			return -ENOMEM;
@@ -509,7 +517,7 @@ static int pfm_clearcnt(struct pfm_file *pf)
 		for (k = 0; k < pf->nslots && !ret; k++)
 			for (i = 0; i < PFM_NCTRS; i++)
 				pf->slots[k].ticks_adj[i] -= all[k].ticks[i];
-		kfree(all);
+		kvfree(all);
 		if (ret)
 			return ret;
 		pf->tsc_clear = rdtsc_ordered();
@@ -593,7 +601,7 @@ static int pfm_image_request(struct pfm_file *pf, unsigned int op, bool ev5,
 	case 46: case 56:			/* RESTART */
 	case 47: case 57:			/* SETCNTRS */
 	case 52:				/* ENABWRITE */
-		cur = kcalloc(last - first, sizeof(*cur), GFP_KERNEL);
+		cur = kvcalloc(last - first, sizeof(*cur), GFP_KERNEL);
 		if (!cur)
 			return -ENOMEM;
 		for (k = first, ret = 0; k < last && !ret; k++)
@@ -608,7 +616,7 @@ static int pfm_image_request(struct pfm_file *pf, unsigned int op, bool ev5,
 				pfm_write_hw(pf, k, i, cur[k - first][i], val);
 			}
 		}
-		kfree(cur);
+		kvfree(cur);
 		if (ret)
 			return ret;
 		if (op == 46 || op == 56 || op == 52) {
@@ -832,7 +840,16 @@ static long pfm_compat_ioctl(struct file *file, unsigned int cmd, unsigned long 
 static DEFINE_SPINLOCK(pfm_cpus_lock);
 static struct cpumask pfm_cpus_taken;
 
-static int pfm_take_cpus(unsigned int mode, int cpu)
+/*
+ * pfm(7): one open at a time, per CPU (ONE) or of every CPU (EACH, ALL);
+ * the others get EBUSY.  That holds for openers who may count whole CPUs
+ * (CAP_PERFMON, CAP_SYS_ADMIN): their CPUs are theirs (take).  Anyone else
+ * may only count their own processes, which perf shares between users: such
+ * an open takes nothing, so that no member of the device's group can lock
+ * out root or another member, and fails only where a privileged open holds
+ * the CPUs (!take).
+ */
+static int pfm_take_cpus(unsigned int mode, int cpu, bool take)
 {
 	int ret = 0;
 
@@ -840,15 +857,22 @@ static int pfm_take_cpus(unsigned int mode, int cpu)
 	if (mode == PCNTOPENONE) {
 		if (cpumask_test_cpu(cpu, &pfm_cpus_taken))
 			ret = -EBUSY;
-		else
+		else if (take)
 			cpumask_set_cpu(cpu, &pfm_cpus_taken);
 	} else if (!cpumask_empty(&pfm_cpus_taken)) {
 		ret = -EBUSY;
-	} else {
+	} else if (take) {
 		cpumask_copy(&pfm_cpus_taken, cpu_possible_mask);
 	}
 	spin_unlock(&pfm_cpus_lock);
 	return ret;
+}
+
+/* May the opener count whole CPUs?  No refusal is made of it: not audited. */
+static bool pfm_cpu_wide_opener(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_PERFMON) ||
+	       ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 }
 
 static void pfm_release_cpus(unsigned int mode, int cpu)
@@ -866,6 +890,7 @@ static int pfm_open(struct inode *inode, struct file *file)
 	unsigned int mode = file->f_flags & PCNTOPENMASK;
 	struct pfm_file *pf;
 	int cpu = -1, ret;
+	bool exclusive;
 
 	if (!pmc_hw_pmu_present())
 		return -ENXIO;
@@ -877,7 +902,8 @@ static int pfm_open(struct inode *inode, struct file *file)
 			return -EINVAL;
 		cpu = cpumask_first(current->cpus_ptr);
 	}
-	ret = pfm_take_cpus(mode, cpu);
+	exclusive = pfm_cpu_wide_opener();
+	ret = pfm_take_cpus(mode, cpu, exclusive);
 	if (ret)
 		return ret;
 
@@ -888,8 +914,9 @@ static int pfm_open(struct inode *inode, struct file *file)
 	mutex_init(&pf->lock);
 	pf->mode = mode;
 	pf->cpu = cpu;
+	pf->exclusive = exclusive;
 	pf->nslots = mode == PCNTOPENONE ? 1 : nr_cpu_ids;
-	pf->slots = kcalloc(pf->nslots, sizeof(*pf->slots), GFP_KERNEL_ACCOUNT);
+	pf->slots = kvcalloc(pf->nslots, sizeof(*pf->slots), GFP_KERNEL_ACCOUNT);
 	pf->ipl = alloc_percpu_gfp(struct pfm_ipl, GFP_KERNEL_ACCOUNT);
 	if (!pf->slots || !pf->ipl)
 		goto err_free;
@@ -905,10 +932,11 @@ static int pfm_open(struct inode *inode, struct file *file)
 
 err_free:
 	free_percpu(pf->ipl);
-	kfree(pf->slots);
+	kvfree(pf->slots);
 	kfree(pf);
 err_cpus:
-	pfm_release_cpus(mode, cpu);
+	if (exclusive)
+		pfm_release_cpus(mode, cpu);
 	return ret;
 }
 
@@ -929,9 +957,10 @@ static int pfm_release(struct inode *inode, struct file *file)
 		put_task_struct(pf->root);
 	/* After the sets: no interrupt reads the profile any more. */
 	pfm_prof_free(rcu_dereference_protected(pf->prof, true));
-	pfm_release_cpus(pf->mode, pf->cpu);
+	if (pf->exclusive)
+		pfm_release_cpus(pf->mode, pf->cpu);
 	free_percpu(pf->ipl);
-	kfree(pf->slots);
+	kvfree(pf->slots);
 	mutex_destroy(&pf->lock);
 	kfree(pf);
 	return 0;

@@ -8,8 +8,10 @@
  * interrupt of a recording counter (pfcntr.c's tick) adds the interrupted
  * PC to its CPU's buckets; read(2) gives the buckets of the CPU (ONE),
  * of every CPU one after another (EACH) or their sums (ALL).  PCNTCALLER
- * credits the samples in some kernel routines to their callers.  The
- * buckets of every open share one budget.
+ * credits the samples in some kernel routines to their callers.  Each user
+ * (real uid) has a budget of buckets over all its opens, and each open at
+ * most PFM_PROF_MAX per CPU; the buckets are charged to the memory cgroup
+ * of the opener too.
  *
  * Locking: the profile is set up, replaced and read under pfm_file.lock;
  * the interrupt reads it under RCU (pfm_file.prof), in NMI context on real
@@ -18,6 +20,7 @@
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -34,7 +37,11 @@
 #define PFM_STRIDE_MAX		BIT_ULL(60)
 #define PFM_CALLER_DEPTH	4		/* frames to leave the routines */
 #define PFM_PROF_MAX		(16UL << 20)	/* bytes of buckets per CPU */
-#define PFM_PROF_MAX_TOTAL	(256UL << 20)	/* ... for every CPU */
+
+static unsigned long pfm_prof_user_max = 256UL << 20;
+module_param_named(pfcntr_profile_bytes_per_user, pfm_prof_user_max, ulong, 0644);
+MODULE_PARM_DESC(pfcntr_profile_bytes_per_user,
+		 "most bytes of /dev/pfcntr profile buckets per user, over all opens (default 256 MiB)");
 
 /* ---- the samples, at interrupt time ---------------------------------------- */
 
@@ -138,8 +145,8 @@ out:
 
 /* ---- the profile ------------------------------------------------------------- */
 
-/* Bytes of buckets of every open, against PFM_PROF_MAX_TOTAL. */
-static atomic_long_t pfm_prof_bytes = ATOMIC_LONG_INIT(0);
+/* Bytes of buckets of each user, against pfm_prof_user_max. */
+static struct pmc_budget pfm_prof_users = PMC_BUDGET_INIT(pfm_prof_users);
 
 static struct pfm_prof *pfm_prof(const struct pfm_file *pf)
 {
@@ -154,7 +161,7 @@ void pfm_prof_free(struct pfm_prof *p)
 		return;
 	for (k = 0; k < p->nslots; k++)
 		kvfree(p->buckets[k]);
-	atomic_long_sub(p->nbuckets * sizeof(u32) * p->nslots, &pfm_prof_bytes);
+	pmc_budget_uncharge(&pfm_prof_users, p->user, p->nbuckets * sizeof(u32) * p->nslots);
 	kfree(p);
 }
 
@@ -224,14 +231,13 @@ static struct pfm_prof *pfm_prof_alloc(const struct pfm_file *pf, bool kernel,
 	if (nbuckets > PFM_PROF_MAX / sizeof(u32))
 		return ERR_PTR(-ENOMEM);
 	bytes = nbuckets * sizeof(u32) * nslots;
-	/* One budget for every open: per-open caps would multiply. */
-	if (atomic_long_add_return(bytes, &pfm_prof_bytes) > PFM_PROF_MAX_TOTAL) {
-		atomic_long_sub(bytes, &pfm_prof_bytes);
-		return ERR_PTR(-ENOMEM);
-	}
 	p = kzalloc(struct_size(p, buckets, nslots), GFP_KERNEL_ACCOUNT);
-	if (!p) {
-		atomic_long_sub(bytes, &pfm_prof_bytes);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	/* The user's budget, over all its opens: per-open caps would multiply. */
+	p->user = pmc_budget_charge(&pfm_prof_users, bytes, READ_ONCE(pfm_prof_user_max));
+	if (!p->user) {
+		kfree(p);
 		return ERR_PTR(-ENOMEM);
 	}
 	p->nslots = nslots;

@@ -169,7 +169,7 @@ static void pfm_free_sets(struct pmc_set **sets, unsigned int n)
 
 	for (k = 0; k < n; k++)
 		pmc_set_destroy(sets[k]);
-	kfree(sets);
+	kvfree(sets);
 }
 
 /* The process LOGSELECT counts, when it is not the caller's own. */
@@ -291,7 +291,7 @@ int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 	if (ret)
 		goto unlock;
 	ret = -ENOMEM;
-	sets = kcalloc(pf->nslots, sizeof(*sets), GFP_KERNEL);
+	sets = kvcalloc(pf->nslots, sizeof(*sets), GFP_KERNEL);
 	if (!sets)
 		goto unlock;
 	for (k = 0; k < pf->nslots && cfg->on; k++) {
@@ -346,7 +346,7 @@ int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 		pmc_set_destroy(s->set);
 		s->set = sets[k];
 	}
-	kfree(sets);
+	kvfree(sets);
 	pf->cfg = *cfg;
 	WRITE_ONCE(pf->recording, want);
 	pfm_unlock_target(lock);

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmcompat arbitration across front-ends and openers: single-holder claims
- * (one writer, one opener) and the Solaris CPU-binding rule.
+ * (one writer, one opener), the Solaris CPU-binding rule, and budgets that
+ * each user (real uid) draws on alone.
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 
 #include "pmc_core.h"
@@ -91,4 +96,61 @@ bool pmc_thread_bind_valid(u64 generation)
 	valid = generation == pmc_thread_generation;
 	spin_unlock(&pmc_cpu_claim_lock);
 	return valid;
+}
+
+/* ---- per-user budgets -------------------------------------------------- */
+
+struct pmc_budget_user {
+	struct hlist_node node;
+	kuid_t uid;
+	u64 used;
+};
+
+/*
+ * Charge amount to the caller's real uid in budget b, up to limit: the
+ * user's entry, to give back with pmc_budget_uncharge(); NULL past the
+ * limit or without memory.  One user's use never limits another's.
+ */
+struct pmc_budget_user *pmc_budget_charge(struct pmc_budget *b, u64 amount, u64 limit)
+{
+	kuid_t uid = current_uid();
+	struct pmc_budget_user *u, *new;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	mutex_lock(&b->lock);
+	hash_for_each_possible(b->users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = new;
+	new = NULL;
+	if (u) {
+		u->uid = uid;
+		hash_add(b->users, &u->node, __kuid_val(uid));
+	}
+found:
+	if (u && (amount > limit || u->used > limit - amount)) {
+		if (!u->used) {
+			hash_del(&u->node);
+			kfree(u);
+		}
+		u = NULL;
+	} else if (u) {
+		u->used += amount;
+	}
+	mutex_unlock(&b->lock);
+	kfree(new);
+	return u;
+}
+
+void pmc_budget_uncharge(struct pmc_budget *b, struct pmc_budget_user *u, u64 amount)
+{
+	if (!u)
+		return;
+	mutex_lock(&b->lock);
+	u->used -= min(amount, u->used);
+	if (!u->used) {
+		hash_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&b->lock);
 }

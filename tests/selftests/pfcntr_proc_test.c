@@ -1248,6 +1248,79 @@ TEST_F(pfp, unprivileged_opens_in_the_group_and_not_outside_it)
 	EXPECT_EQ(-EACCES, o->err[2]) TH_LOG("ONE");
 }
 
+/*
+ * An unprivileged member's open takes no CPU exclusively: all it may count
+ * is its own processes, which perf shares between users.  So it locks out
+ * neither root nor another member (root got EBUSY while a member held the
+ * device open, read-only).  A privileged holder's CPUs stay its own, as on
+ * Tru64: a member's open of them is EBUSY, of another CPU succeeds.
+ */
+TEST_F(pfp, member_open_locks_out_neither_root_nor_other_members)
+{
+	int ready[2], go[2], fd, one;
+	int *r = shared_zone(4 * sizeof(int));
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, unpriv_prepare(self));
+	ASSERT_EQ(0, pin_to_cpu(1));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int held, f;
+
+		if (pin_to_cpu(2) || become_nobody(true))
+			_exit(2);
+		held = pf_open(PCNTOPENALL);
+		r[0] = held < 0 ? held : 0;
+		/* A second member's open (here the same user's) beside it. */
+		f = pf_open(PCNTOPENALL);
+		r[1] = f < 0 ? f : 0;
+		if (f >= 0)
+			close(f);
+		if (write(ready[1], "o", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		/* Root holds CPU 1 now. */
+		f = pf_open(PCNTOPENALL);
+		r[2] = f < 0 ? f : 0;
+		if (f >= 0)
+			close(f);
+		f = pf_open(PCNTOPENONE);	/* CPU 2 */
+		r[3] = f < 0 ? f : 0;
+		if (f >= 0)
+			close(f);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(0, r[0]) TH_LOG("the member's open: %s", strerror(-r[0]));
+	EXPECT_EQ(0, r[1]) TH_LOG("a second member open: %s", strerror(-r[1]));
+	fd = pf_open(PCNTOPENALL);
+	EXPECT_LE(0, fd) TH_LOG("DRIVER BUG: root's open ALL while a member holds the device: %s",
+				strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	one = pf_open(PCNTOPENONE);
+	EXPECT_LE(0, one) TH_LOG("DRIVER BUG: root's open ONE while a member holds the device: %s",
+				 strerror(-one));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, child_status(pid));
+	if (one >= 0) {
+		EXPECT_EQ(-EBUSY, r[2]) TH_LOG("a member's open ALL of root's CPU");
+	}
+	EXPECT_EQ(0, r[3]) TH_LOG("a member's open ONE of a CPU root does not hold: %s",
+				  strerror(-r[3]));
+	if (one >= 0)
+		close(one);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	munmap(r, 4 * sizeof(int));
+}
+
 /* What the unprivileged caller is refused, root may do. */
 TEST_F(pfp, root_may_do_what_an_unprivileged_caller_may_not)
 {

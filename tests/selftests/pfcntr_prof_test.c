@@ -632,4 +632,84 @@ TEST_F(prof, a_marked_process_that_drops_privilege_cannot_mark_itself_again)
 	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("the child failed at step %d", WEXITSTATUS(st));
 }
 
+/*
+ * The profile budget is each user's: one user at its budget takes nothing
+ * from another (root here), and gets back what it frees.  It used to be one
+ * budget for every open of every user, first come first served.
+ */
+#define BUDGET_PARAM	"/sys/module/pmcompat/parameters/pfcntr_profile_bytes_per_user"
+#define BUDGET		(64L << 10)
+/* A stride-4 range: one 4-byte bucket per 16 bytes of text. */
+#define BUDGET_TEXT	((__u64)BUDGET / 4 * 16)
+
+static int budget_open(int cpu)
+{
+	int fd;
+
+	if (pin_to_cpu(cpu))
+		return -1;
+	fd = open(PFCNTR_PATH, O_RDONLY | O_CLOEXEC | PCNTOPENONE);
+	if (fd >= 0 && pf_long(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_PROFILING)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+TEST_F(prof, profile_budget_is_each_users_own)
+{
+	int ready[2], go[2], *r = shared_zone(4 * sizeof(int)), fd, st;
+	long saved_node = -1, saved_budget;
+	char c;
+	pid_t pid;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(3);
+	ASSERT_NE(NULL, r);
+	saved_budget = read_long(BUDGET_PARAM);
+	ASSERT_LT(0, saved_budget) TH_LOG("no per-user profile budget (%s)", BUDGET_PARAM);
+	ASSERT_EQ(0, write_long(BUDGET_PARAM, BUDGET));
+	ASSERT_EQ(0, node_to_test_group(PFCNTR_PATH, 0660, &saved_node));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd1, fd2;
+
+		if (setgroups(1, &(gid_t){ PMC_TEST_GID }) ||
+		    setgid(TOOL_NOBODY) || setuid(TOOL_NOBODY))
+			_exit(100);
+		fd1 = budget_open(2);
+		fd2 = budget_open(2);
+		if (fd1 < 0 || fd2 < 0)
+			_exit(101);
+		/* The whole budget, then one bucket more on another open. */
+		r[0] = urange(fd1, UBASE, UBASE + BUDGET_TEXT, 4) ? errno : 0;
+		r[1] = urange(fd2, UBASE, UBASE + 16, 4) ? errno : 0;
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(102);
+		/* What it frees, it has again. */
+		close(fd1);
+		r[2] = urange(fd2, UBASE, UBASE + BUDGET_TEXT, 4) ? errno : 0;
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(0, r[0]) TH_LOG("the user's whole budget: %s", strerror(r[0]));
+	EXPECT_EQ(ENOMEM, r[1]) TH_LOG("past the user's budget");
+	/* Root's budget is its own. */
+	fd = budget_open(1);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, urange(fd, UBASE, UBASE + BUDGET_TEXT, 4))
+		TH_LOG("DRIVER BUG: another user's profile took root's budget: %s", strerror(errno));
+	close(fd);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("child status %#x", st);
+	EXPECT_EQ(0, r[2]) TH_LOG("after freeing: %s", strerror(r[2]));
+	EXPECT_EQ(0, write_long(BUDGET_PARAM, saved_budget));
+	EXPECT_EQ(0, node_restore(PFCNTR_PATH, saved_node));
+	munmap(r, 4 * sizeof(int));
+}
+
 TEST_HARNESS_MAIN
