@@ -8,8 +8,9 @@
 #   make demo         boot the stock lane and show the devices and tools at work
 #   make bench        boot the stock lane under -icount: instructions per legacy call next to perf's
 #                     (tests/bench/pmc_bench), then the overhead of cpustat and cputrack
-#   make install      DESTDIR=... install module, headers, libraries, tools, man pages, udev rule, dkms source
-#   make uninstall    DESTDIR=... remove what make install put there
+#   make install      DESTDIR=... install the module built here, headers, libraries, tools, man pages, udev rule
+#   make install-dkms DESTDIR=... the same with the DKMS source tree instead of the built module
+#   make uninstall    DESTDIR=... remove what either put there (no kernel build tree needed)
 #   make lint         checkpatch --strict and sparse on the kernel sources
 
 VERSION := $(shell cat VERSION)
@@ -102,34 +103,110 @@ demo: deps
 	@$(MAKE) -s all
 	@tests/vm/run-lane --lane stock --demo
 
-install: modules tools
-	install -D -m 0644 $(KMOD)/pmcompat.ko $(DESTDIR)/lib/modules/$(KVER)/extra/pmcompat.ko
-	install -D -m 0644 udev/60-pmcompat.rules $(DESTDIR)/lib/udev/rules.d/60-pmcompat.rules
-	install -D -m 0644 udev/pmcompat.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/pmcompat.conf
-	@# On the running system, create the group now (systemd-sysusers, else groupadd).
+# Where the system-wide files go: /usr/lib whatever PREFIX is (udev, systemd
+# and kmod read only there and in /etc); the prebuilt module in the kernel's
+# modules directory.  DEPMOD is run after the module comes or goes.
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+MODDIR ?= /lib/modules
+MANDIR ?= $(PREFIX)/share/man
+DEPMOD ?= depmod
+DKMS ?= dkms
+# The module has one place at a time.  "make install" puts the module built
+# here in $(MODDIR)/<kver>/extra (kbuild's place for external modules), for
+# the one kernel it was built for.  "make install-dkms" installs no module
+# but the DKMS source tree, $(PREFIX)/src/pmcompat-<version>, from which
+# dkms builds it for every kernel and installs it where dkms.conf says,
+# $(MODDIR)/<kver>/updates/dkms (as the pmcompat-dkms package does); it
+# removes the prebuilt copies of an earlier "make install", which would
+# otherwise sit beside DKMS's and lose to it (depmod searches updates/ first).
+MODULE_MANS := $(wildcard module/*.[1-9])
+# Installed by both, relative to DESTDIR: the udev rule, the group, the
+# module loaded at boot (modules-load.d: the devices have dynamic minors, so
+# there are no devname: aliases to load it on first open), the pages of the
+# devices.
+COMMON_FILES := $(UDEVRULESDIR)/60-pmcompat.rules $(SYSUSERSDIR)/pmcompat.conf \
+	$(MODULESLOADDIR)/pmcompat.conf \
+	$(foreach m,$(MODULE_MANS),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+DKMS_SRC = $(PREFIX)/src/pmcompat-$(VERSION)
+
+.PHONY: install-module install-common install-dkms install-dkms-src
+
+install: install-module install-common
+
+install-dkms: install-dkms-src install-common
+	@# On the running system: no prebuilt copy beside DKMS's, then let dkms
+	@# build and install the module for the running kernel.
 	if [ -z "$(DESTDIR)" ]; then \
-		systemd-sysusers $(PREFIX)/lib/sysusers.d/pmcompat.conf 2>/dev/null || \
+		rm -f $(MODDIR)/*/extra/pmcompat.ko; \
+		$(DKMS) install pmcompat/$(VERSION) || \
+		echo "make install-dkms: dkms could not build pmcompat for the running kernel"; \
+	fi
+
+install-module: modules
+	install -D -m 0644 $(KMOD)/pmcompat.ko $(DESTDIR)$(MODDIR)/$(KVER)/extra/pmcompat.ko
+	@# depmod, so that modprobe finds it: on the running system, or in a
+	@# DESTDIR that holds the kernel's own modules (a chroot).
+	if [ -z "$(DESTDIR)" ] || [ -d "$(DESTDIR)$(MODDIR)/$(KVER)/kernel" ]; then \
+		$(DEPMOD) -b "$(or $(DESTDIR),/)" -a $(KVER); \
+	fi
+
+install-dkms-src:
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	cp -a $(KSRC) $(DESTDIR)$(DKMS_SRC)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in >$(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+install-common: tools
+	install -D -m 0644 udev/60-pmcompat.rules $(DESTDIR)$(UDEVRULESDIR)/60-pmcompat.rules
+	install -D -m 0644 udev/pmcompat.sysusers $(DESTDIR)$(SYSUSERSDIR)/pmcompat.conf
+	install -D -m 0644 udev/pmcompat.modules-load $(DESTDIR)$(MODULESLOADDIR)/pmcompat.conf
+	@# On the running system, create the group now (systemd-sysusers, else
+	@# groupadd) and give existing nodes the rule's group and modes.
+	if [ -z "$(DESTDIR)" ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/pmcompat.conf 2>/dev/null || \
 		getent group pmcompat >/dev/null || groupadd --system pmcompat; \
+		udevadm control --reload 2>/dev/null && \
+		udevadm trigger --action=change --subsystem-match=misc 2>/dev/null || true; \
 	fi
 	$(MAKE) -C tools O=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install
-	for m in module/*.[1-9]; do \
-		[ -e "$$m" ] || continue; \
-		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/}; \
+	for m in $(MODULE_MANS); do \
+		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; \
 	done
-	mkdir -p $(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)
-	cp -a $(KSRC) $(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)/
-	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in >$(DESTDIR)$(PREFIX)/src/pmcompat-$(VERSION)/dkms.conf
 
-# Remove what "install" puts in place (same DESTDIR and PREFIX): the list is
-# that of an install into a scratch directory.  The pmcompat group stays.
-uninstall: modules tools
-	@t=$$(mktemp -d) && $(MAKE) -s install DESTDIR=$$t >/dev/null && \
-	(cd $$t && find . ! -type d) | while read -r f; do \
-		rm -f "$(DESTDIR)/$${f#./}"; done && \
-	(cd $$t && find . -mindepth 1 -depth -type d) | while read -r d; do \
-		rmdir "$(DESTDIR)/$${d#./}" 2>/dev/null || true; done; \
-	rm -rf "$$t"
-	if [ -z "$(DESTDIR)" ]; then ldconfig || true; depmod -a $(KVER) || true; fi
+# Remove what "install" or "install-dkms" put in place (same DESTDIR and
+# PREFIX) without a kernel build tree: the module from every kernel's extra/
+# directory, the DKMS tree (and, on the running system, dkms's own copies),
+# the files listed above, and the tools' (tools/Makefile lists its own);
+# then the directories left empty.  The group pmcompat stays.
+uninstall:
+	$(MAKE) -C tools O=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) uninstall
+	if [ -z "$(DESTDIR)" ] && command -v $(DKMS) >/dev/null && \
+		[ -n "$$($(DKMS) status -m pmcompat -v $(VERSION) 2>/dev/null)" ]; then \
+		$(DKMS) remove pmcompat/$(VERSION) --all || true; \
+	fi
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	for f in $(COMMON_FILES); do rm -f "$(DESTDIR)$$f"; done
+	@# The prebuilt module, for whichever kernels it was installed for.
+	for ko in $(DESTDIR)$(MODDIR)/*/extra/pmcompat.ko; do \
+		[ -e "$$ko" ] || continue; \
+		rm -f "$$ko"; \
+		d=$${ko%/extra/pmcompat.ko}; \
+		rmdir "$$d/extra" 2>/dev/null || true; \
+		if [ -z "$(DESTDIR)" ] || [ -d "$$d/kernel" ]; then \
+			$(DEPMOD) -b "$(or $(DESTDIR),/)" -a "$${d##*/}" || true; \
+		else \
+			rmdir "$$d" 2>/dev/null || true; \
+		fi; \
+	done
+	@# Directories these files leave empty, up to (not including) DESTDIR.
+	for f in $(COMMON_FILES) $(DKMS_SRC) $(MODDIR)/x; do \
+		d=$$(dirname "$$f"); \
+		while [ "$$d" != / ] && [ "$$d" != . ] && rmdir "$(DESTDIR)$$d" 2>/dev/null; do \
+			d=$$(dirname "$$d"); \
+		done; \
+	done
+	if [ -z "$(DESTDIR)" ]; then ldconfig || true; fi
 
 lint: $(CHECKPATCH)
 	@tests/lint $(CHECKPATCH)

@@ -5,21 +5,29 @@
 # them (issue 13): a staged "make -C tools install", then programs built with
 # nothing but the stage's include and library directories (standing in for
 # the default paths), every header in strict C and C++, any include order,
-# and "make uninstall" leaving the stage empty.  TAP, with a kselftest-style
+# and "make uninstall" leaving the stage empty.  Then the top-level install
+# (issue 24, review M7/L7): multiarch libraries, a versioned
+# libpmcompat-bsd, no build path in the debug info, processor_bind(3), the
+# udev rule, group and boot-time load under /usr/lib, depmod after the
+# module, the module in one place (make install or make install-dkms), and
+# make uninstall without a kernel build tree.  TAP, with a kselftest-style
 # "# Totals:" line.  TOP and O are filled in when the test is built.
 TOP=@TOP@
 O=@O@
 stage=$(mktemp -d)
 work=$(mktemp -d)
-trap 'rm -rf "$stage" "$work"' EXIT
+root=$(mktemp -d)
+trap 'rm -rf "$stage" "$work" "$root"' EXIT
 . "$TOP/tests/unit/tap.sh"
 
 fails() { ! "$@"; }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..34"
 inc=$stage/usr/include
-lib=$stage/usr/lib
+# Debian's multiarch directory, as tools/Makefile finds it.
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
+lib=$stage/usr/lib${ma:+/$ma}
 check "staged install" make -s -C "$TOP/tools" O="$O" install DESTDIR="$stage" PREFIX=/usr
 
 # cc prog.c -lcpc, as in the synopsis of cpc_bind_curlwp(3CPC).
@@ -137,6 +145,73 @@ check "libcpc.so exports the API only" so_only_api
 check "libcpc.so versions every symbol PMCOMPAT_1.0" so_versioned
 check "libcpc.a defines the API only" a_only_api
 check "make uninstall" make -s -C "$TOP/tools" O="$O" uninstall DESTDIR="$stage" PREFIX=/usr
-check "nothing left after make uninstall" sh -c "[ -z \"\$(find '$stage' -mindepth 1)\" ] || find '$stage' -mindepth 1"
+empty() { [ -z "$(find "$1" -mindepth 1)" ] || { find "$1" -mindepth 1; false; }; }
+check "nothing left after make uninstall" empty "$stage"
+
+# --- The top-level install (issue 24) ---------------------------------------
+# make install-common: everything but the module (no kernel tree needed).
+top() { make -s --no-print-directory -C "$TOP" BUILD="$O" PREFIX=/usr "$@"; }
+check "make install-common" top install-common DESTDIR="$stage"
+check "libraries in the multiarch directory /usr/lib/$ma" sh -c "[ -n '$ma' ] &&
+	[ -f '$lib/libcpc.so.1' ] && [ -f '$lib/libpmcompat-bsd.so.1' ] &&
+	[ -f '$lib/pkgconfig/libcpc.pc' ] && ! [ -e '$stage/usr/lib/libcpc.so.1' ]"
+check "libcpc.pc names the multiarch libdir" \
+	grep -qx "libdir=\${prefix}/lib/$ma" "$lib/pkgconfig/libcpc.pc"
+bsd_versioned() {
+	objdump -T "$lib/libpmcompat-bsd.so.1" | awk '/ DF | DO / && !/\*UND\*|\*ABS\*/ {
+		print $(NF - 1), $NF; n++ } END { exit n != 1 }' >"$work/bsdsyms" &&
+	grep -qx 'PMCOMPAT_BSD_1.0 sysctl' "$work/bsdsyms" || { cat "$work/bsdsyms"; false; }
+}
+check "libpmcompat-bsd.so.1 exports sysctl@@PMCOMPAT_BSD_1.0 only" bsd_versioned
+no_build_path() {
+	for f in "$lib/libcpc.so.1" "$lib/libpmcompat-bsd.so.1" "$lib/libcpc.a" "$stage"/usr/bin/*; do
+		if grep -q -F "$TOP" "$f"; then echo "$f names $TOP"; return 1; fi
+	done
+}
+check "no build path ($TOP) in the installed binaries' debug info" no_build_path
+check "processor_bind(3): section 3, not Solaris' 2" sh -c "
+	grep -qx '.Dt PROCESSOR_BIND 3' '$stage/usr/share/man/man3/processor_bind.3' &&
+	! [ -e '$stage/usr/share/man/man2' ] &&
+	! grep -q 'Xr processor_bind 2' '$stage/usr/share/man/man3/libcpc.3lib'"
+check "udev rule, sysusers and modules-load.d under /usr/lib" sh -c "
+	[ -f '$stage/usr/lib/udev/rules.d/60-pmcompat.rules' ] && ! [ -e '$stage/lib' ] &&
+	grep -qx 'g pmcompat -' '$stage/usr/lib/sysusers.d/pmcompat.conf' &&
+	grep -qx pmcompat '$stage/usr/lib/modules-load.d/pmcompat.conf'"
+check "no module and no DKMS tree from install-common" sh -c "
+	! [ -e '$stage/usr/src' ] && ! find '$stage' -name '*.ko' | grep -q ."
+check "make uninstall without a kernel build tree" top uninstall DESTDIR="$stage" KDIR=/nonexistent
+check "nothing left after the top-level uninstall" empty "$stage"
+
+# make install-dkms: the DKMS tree, whose dkms.conf installs to
+# updates/dkms, and no prebuilt module.
+check "make install-dkms" top install-dkms DESTDIR="$stage" KDIR=/nonexistent
+v=$(cat "$TOP/VERSION")
+check "DKMS tree: dkms.conf installs to /updates/dkms, no prebuilt module" sh -c "
+	grep -qx 'DEST_MODULE_LOCATION\[0\]=\"/updates/dkms\"' '$stage/usr/src/pmcompat-$v/dkms.conf' &&
+	grep -qx 'PACKAGE_VERSION=\"$v\"' '$stage/usr/src/pmcompat-$v/dkms.conf' &&
+	[ -f '$stage/usr/src/pmcompat-$v/Kbuild' ] && ! [ -e '$stage/lib' ]"
+check "make uninstall removes the DKMS tree" sh -c "
+	make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr uninstall DESTDIR='$stage' KDIR=/nonexistent &&
+	[ -z \"\$(find '$stage' -mindepth 1)\" ]"
+
+# make install-module: the module built for a kernel (the one make all built
+# it for), into a root that holds that kernel's modules: depmod runs, so
+# modprobe finds it in extra/.
+ko=$(ls "$O"/kmod/*/pmcompat.ko 2>/dev/null | head -n 1)
+kver=${ko%/pmcompat.ko}
+kver=${kver##*/}
+mkdir -p "$root/lib/modules/$kver/kernel"
+prebuilt() {
+	[ -n "$ko" ] || { echo "no module built under $O/kmod"; return 1; }
+	top -o modules install-module DESTDIR="$root" KVER="$kver" KMOD="${ko%/pmcompat.ko}"
+}
+check "make install-module into a root with the kernel's modules" prebuilt
+check "depmod ran: modprobe finds pmcompat in extra/" sh -c "
+	/sbin/modprobe -d '$root' -S '$kver' --show-depends pmcompat |
+	grep -q '/lib/modules/$kver/extra/pmcompat.ko'"
+check "make uninstall removes the module and runs depmod again" sh -c "
+	make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr uninstall DESTDIR='$root' KDIR=/nonexistent &&
+	! [ -e '$root/lib/modules/$kver/extra' ] &&
+	! grep -q pmcompat '$root/lib/modules/$kver/modules.dep'"
 
 totals
