@@ -14,6 +14,7 @@
 #include <sys/ptrace.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <sys/time.h>
 
 #include "kselftest_harness.h"
 
@@ -490,15 +491,16 @@ TEST(pctx_children_and_exec_not_followed)
 	first = __pctx_pid(p);
 	pnum(first);
 	set_all(p, 0);
-	EXPECT_EQ(0, pctx_run(p, 0, 0, NULL));
-	pctx_release(p);
+	/* The exec handler stops the run: -1, as on Solaris. */
+	EXPECT_EQ(-1, pctx_run(p, 0, 0, NULL));
 	ASSERT_EQ((int)ARRAY_SIZE(want), nevents);
 	for (i = 0; i < nevents; i++)
 		EXPECT_STREQ(want[i], events[i]) TH_LOG("event %d", i);
-	/* Let go after the exec: it runs on, and is still our child. */
-	ASSERT_EQ(first, waitpid(first, &st, 0));
-	EXPECT_TRUE(WIFEXITED(st));
-	EXPECT_EQ(7, WEXITSTATUS(st));
+	/* Still under control until the release, which kills what pctx_create() made. */
+	EXPECT_EQ(0, waitpid(first, &st, WNOHANG));
+	pctx_release(p);
+	EXPECT_EQ(-1, waitpid(first, &st, WNOHANG));
+	EXPECT_EQ(ESRCH, kill(first, 0) ? errno : 0);
 }
 
 TEST(pctx_create_failure)
@@ -509,13 +511,6 @@ TEST(pctx_create_failure)
 	err_calls = 0;
 	EXPECT_EQ(NULL, pctx_create("/nonexistent/x", (char *[]){ "x", NULL }, NULL, 0, NULL));
 	EXPECT_EQ(ENOENT, errno);
-}
-
-static void *spin_thread(void *arg)
-{
-	for (;;)
-		usleep(2000);
-	return arg;
 }
 
 static int traced_by(pid_t pid)
@@ -533,6 +528,276 @@ static int traced_by(pid_t pid)
 			break;
 	fclose(f);
 	return tracer;
+}
+
+/* ---- Solaris semantics of the ends of a run (issue 22: H1, M6) ---- */
+
+static char errfn_buf[8][160];
+static int nerrfn;
+
+static void errfn_rec(const char *fn, const char *fmt, va_list ap)
+{
+	char msg[128];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (nerrfn < 8)
+		snprintf(errfn_buf[nerrfn++], sizeof(errfn_buf[0]), "%s: %s", fn, msg);
+}
+
+/* A child that counts in shared memory until killed; exits 5 on SIGUSR2. */
+static volatile long *spin_count;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	_exit(5);
+}
+
+static pid_t spawn_counter(void)
+{
+	pid_t pid;
+
+	spin_count = mmap(NULL, sizeof(*spin_count), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (spin_count == MAP_FAILED)
+		return -1;
+	*spin_count = 0;
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGUSR2, on_usr2);
+		for (;;) {
+			(*spin_count)++;
+			usleep(1000);
+		}
+	}
+	while (pid > 0 && *spin_count < 5)
+		usleep(1000);
+	return pid;
+}
+
+static pctx_t *term_pctx;
+static int term_after, tick_result;
+
+static int tick_term(pctx_t *p, pid_t pid, id_t lwp, void *arg)
+{
+	(void)pid;
+	(void)lwp;
+	(void)arg;
+	if (++ticks == term_after)
+		pctx_terminate(p);
+	return tick_result;
+}
+
+TEST(pctx_terminate_leaves_a_captured_process_running)
+{
+	pctx_t *p;
+	pid_t child;
+	long c;
+	int st;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	child = spawn_counter();
+	ASSERT_LT(0, child);
+	p = pctx_capture(child, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	set_all(p, 0);
+	/* pctx_terminate() from the tick: pctx_run() returns 0 at once. */
+	term_pctx = p;
+	term_after = 2;
+	tick_result = 0;
+	EXPECT_EQ(0, pctx_run(p, 20, 0, tick_term));
+	EXPECT_EQ(2, ticks);
+	/* pctx_terminate() after the run, as cpc_terminate() may be, too. */
+	pctx_terminate(p);
+	pctx_release(p);
+	/* Running, untraced, not killed. */
+	EXPECT_EQ(0, waitpid(child, &st, WNOHANG | WUNTRACED));
+	EXPECT_EQ(0, traced_by(child));
+	c = *spin_count;
+	usleep(50000);
+	EXPECT_GT(*spin_count, c);
+	/* Its exit status is its own. */
+	kill(child, SIGUSR2);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(5, WEXITSTATUS(st));
+	munmap((void *)spin_count, sizeof(*spin_count));
+}
+
+static pctx_t *sig_pctx;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	pctx_terminate(sig_pctx);
+}
+
+static void on_other(int sig)
+{
+	(void)sig;
+}
+
+TEST(pctx_terminate_from_a_signal_handler_and_other_signals)
+{
+	struct sigaction sa = { .sa_handler = on_other };
+	struct itimerval it = { .it_value = { .tv_usec = 300000 } };
+	struct timespec t0, t1;
+	pctx_t *p;
+	pid_t child, helper;
+	int st;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	child = spawn_counter();
+	ASSERT_LT(0, child);
+	p = pctx_capture(child, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	sig_pctx = p;
+	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	/* A signal whose handler does not call pctx_terminate(): the run goes on. */
+	helper = fork();
+	if (helper == 0) {
+		usleep(100000);
+		kill(getppid(), SIGUSR1);
+		_exit(0);
+	}
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* msec 0: no ticks, events only; nsamples is not looked at. */
+	EXPECT_EQ(0, pctx_run(p, 0, 1, on_tick));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_EQ(0, ticks);
+	/* Returned at the SIGALRM (300 ms), not at the SIGUSR1 (100 ms). */
+	EXPECT_GE((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000, 250);
+	pctx_release(p);
+	waitpid(helper, NULL, 0);
+	EXPECT_EQ(0, waitpid(child, &st, WNOHANG | WUNTRACED));
+	kill(child, SIGUSR2);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(5, WEXITSTATUS(st));
+	signal(SIGALRM, SIG_DFL);
+	signal(SIGUSR1, SIG_DFL);
+	munmap((void *)spin_count, sizeof(*spin_count));
+}
+
+TEST(pctx_run_returns_minus_1_when_the_tick_stops_it)
+{
+	pctx_t *p;
+	pid_t child;
+	int st;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	child = spawn_counter();
+	ASSERT_LT(0, child);
+	p = pctx_capture(child, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	set_all(p, 0);
+	term_after = 0;
+	tick_result = 1;
+	EXPECT_EQ(-1, pctx_run(p, 20, 0, tick_term));
+	EXPECT_EQ(1, ticks);
+	/* nsamples reached: 0. */
+	pctx_release(p);
+	p = pctx_capture(child, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	tick_result = 0;
+	ticks = 0;
+	EXPECT_EQ(0, pctx_run(p, 20, 2, tick_term));
+	EXPECT_EQ(2, ticks);
+	pctx_release(p);
+	kill(child, SIGUSR2);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	EXPECT_EQ(5, WEXITSTATUS(st));
+	munmap((void *)spin_count, sizeof(*spin_count));
+}
+
+TEST(pctx_release_kills_what_pctx_create_made)
+{
+	pctx_t *p;
+	pid_t pid;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	/* Never run: killed at the release. */
+	p = pctx_create("sleep", (char *[]){ "sleep", "5", NULL }, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	pid = __pctx_pid(p);
+	pctx_release(p);
+	EXPECT_EQ(-1, waitpid(pid, NULL, WNOHANG));
+	EXPECT_EQ(-1, kill(pid, 0));
+	/* Stopped after two samples, then released: killed too. */
+	p = pctx_create("sleep", (char *[]){ "sleep", "5", NULL }, NULL, 0, NULL);
+	ASSERT_NE(NULL, p);
+	pid = __pctx_pid(p);
+	EXPECT_EQ(0, pctx_run(p, 20, 2, on_tick));
+	EXPECT_EQ(2, ticks);
+	EXPECT_EQ(0, kill(pid, 0));
+	pctx_release(p);
+	EXPECT_EQ(-1, kill(pid, 0));
+}
+
+TEST(pctx_stops_at_an_exec_without_an_exec_handler)
+{
+	pctx_t *p;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	p = create_workload("all");
+	ASSERT_NE(NULL, p);
+	pnum(__pctx_pid(p));
+	pctx_set_events(p, PCTX_INIT_LWP_EVENT, on_init, PCTX_FINI_LWP_EVENT, on_fini,
+			PCTX_NULL_EVENT);
+	EXPECT_EQ(0, pctx_run(p, 0, 0, NULL));
+	pctx_release(p);
+	/* Up to the exec; nothing of the new image. */
+	ASSERT_EQ(4, nevents);
+	EXPECT_STREQ("P0 1 init", events[0]);
+	EXPECT_STREQ("P0 2 init", events[1]);
+	EXPECT_STREQ("P0 2 fini", events[2]);
+	EXPECT_STREQ("P0 1 fini", events[3]);
+}
+
+TEST(pctx_error_function_names_and_messages)
+{
+	pid_t gone;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	nerrfn = 0;
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	EXPECT_EQ(NULL, pctx_capture(gone, NULL, 0, errfn_rec));
+	EXPECT_EQ(NULL, pctx_capture(getpid(), NULL, 0, errfn_rec));
+	EXPECT_EQ(NULL, pctx_create("/nonexistent/x", (char *[]){ "x", NULL }, NULL, 0,
+				    errfn_rec));
+	ASSERT_EQ(3, nerrfn);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "capture: pid %d doesn't exist\n", (int)gone);
+		EXPECT_STREQ(want, errfn_buf[0]);
+	}
+	EXPECT_STREQ("capture: cannot capture self!\n", errfn_buf[1]);
+	EXPECT_STREQ("create: cannot find program '/nonexistent/x'\n", errfn_buf[2]);
+}
+
+static void *spin_thread(void *arg)
+{
+	for (;;)
+		usleep(2000);
+	return arg;
 }
 
 TEST(pctx_capture_ticks_and_detach)

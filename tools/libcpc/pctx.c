@@ -18,8 +18,12 @@
  * ... in creation order.  Inside a handler, cpc_bind_pctx() binds to the
  * LWP of the process the handler was called for.
  *
- * A captured process is also held through a pidfd (when the kernel has
- * pidfd_open(2)), so that pctx_terminate() cannot signal a recycled pid.
+ * As on Solaris, pctx_terminate() only makes pctx_run() return (it sets a
+ * flag that the loop polls); pctx_release() lets a captured process run on
+ * and kills a created one (Solaris' kill-on-last-close), with the children
+ * followed from it.  pctx_run() returns -1 when a handler or the tick stops
+ * it, and 0 when the processes are gone, nsamples were taken, an exec with
+ * no exec handler stopped it, or pctx_terminate() was called.
  *
  * All ptrace requests are made by the thread that calls pctx_run() (and,
  * for pctx_create(), the one that created the process): use one thread.
@@ -80,6 +84,8 @@ struct __pctx {
 	int created;		/* by pctx_create(): seized, stopped at its exec */
 	int attached;		/* the threads are traced */
 	int done;		/* nothing left to follow */
+	volatile sig_atomic_t terminate;	/* pctx_terminate() was called */
+	int stop_ok;		/* stopped, pctx_run() returns 0 (not -1) */
 	uint_t samples;		/* tick rounds so far */
 	void *fn[PCTX_NEVENTS];
 	struct pctx_proc *procs;
@@ -96,7 +102,7 @@ static void pctx_error(pctx_errfn_t *errfn, const char *fn,
 	if (errfn) {
 		errfn(fn, fmt, ap);
 	} else {
-		fprintf(stderr, "libpctx: %s: ", fn);
+		fprintf(stderr, "libpctx: pctx_%s: ", fn);
 		vfprintf(stderr, fmt, ap);
 	}
 	va_end(ap);
@@ -129,17 +135,35 @@ static pctx_t *pctx_alloc(pid_t pid, void *arg, int verbose,
 	return pctx;
 }
 
+/* Solaris' pctx_capture() messages. */
+static void capture_error(pctx_errfn_t *errfn, pid_t pid, int err)
+{
+	if (err == ESRCH)
+		pctx_error(errfn, "capture", "pid %d doesn't exist\n", (int)pid);
+	else if (err == EACCES || err == EPERM)
+		pctx_error(errfn, "capture", "pid %d: permission denied\n",
+			   (int)pid);
+	else
+		pctx_error(errfn, "capture", "%s: pid %d\n", strerror(err),
+			   (int)pid);
+}
+
 CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 				pctx_errfn_t *errfn)
 {
-	static const char fn[] = "pctx_capture";
+	static const char fn[] = "capture";
 	char path[64];
 	pctx_t *pctx;
 	int fd, err;
 
 	if (pid <= 0) {
-		pctx_error(errfn, fn, "invalid process id %d\n", (int)pid);
+		pctx_error(errfn, fn, "pid %d doesn't exist\n", (int)pid);
 		errno = ESRCH;
+		return NULL;
+	}
+	if (pid == getpid()) {
+		pctx_error(errfn, fn, "cannot capture self!\n");
+		errno = EINVAL;
 		return NULL;
 	}
 	pctx = pctx_alloc(pid, arg, verbose, errfn);
@@ -153,8 +177,7 @@ CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 			err = kill(pid, 0) < 0 && errno == ESRCH ? ESRCH : 0;
 		}
 		if (err) {
-			pctx_error(errfn, fn, "cannot capture process %d: %s\n",
-				   (int)pid, strerror(err));
+			capture_error(errfn, pid, err);
 			free(pctx);
 			errno = err;
 			return NULL;
@@ -171,8 +194,7 @@ CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 	else if (errno == ENOENT && access("/proc/self", F_OK) == 0)
 		err = ESRCH;	/* gone (without /proc, nothing to check) */
 	if (err) {
-		pctx_error(errfn, fn, "cannot capture process %d: %s\n",
-			   (int)pid, strerror(err));
+		capture_error(errfn, pid, err);
 		if (pctx->pidfd >= 0)
 			close(pctx->pidfd);
 		free(pctx);
@@ -180,7 +202,7 @@ CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 		return NULL;
 	}
 	if (verbose)
-		pctx_error(errfn, fn, "captured process %d\n", (int)pid);
+		pctx_error(errfn, fn, "captured pid %d\n", (int)pid);
 	return pctx;
 }
 
@@ -366,21 +388,13 @@ static long exit_syscall(pid_t tid)
 #endif
 }
 
-static pid_t tgid_of(pid_t tid)
+/* Whether tid is a thread of process pid (no file to parse: a lookup). */
+static int thread_of(pid_t tid, pid_t pid)
 {
-	char path[64], line[128];
-	pid_t tgid = -1;
-	FILE *f;
+	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
 }
 
 /* argv[0] of a process, for the exec handler. */
@@ -433,7 +447,7 @@ static int new_tracee(pctx_t *pctx, struct pctx_lwp *l, int ev, pid_t tid)
 	struct pctx_lwp *n;
 	int thread, status, ret = 0;
 
-	thread = ev == PTRACE_EVENT_CLONE && tgid_of(tid) == l->pid;
+	thread = ev == PTRACE_EVENT_CLONE && thread_of(tid, l->pid);
 	if (thread) {
 		ret = call_lwp(pctx, PCTX_SYSC_LWP_CREATE_EVENT, l->pid, l->lwpid);
 		n = lwp_add(pctx, l->pid, tid, p ? p->nextlwp++ : 0, LWP_WAITSTOP);
@@ -478,8 +492,9 @@ static int lwp_exec(pctx_t *pctx, struct pctx_lwp *l)
 	struct pctx_proc *p = proc_find(pctx, l->pid);
 	struct pctx_lwp *o, *next;
 	char name[4096];
-	int ret = 0, r;
+	int ret = 0;
 
+	/* As on Solaris, the results of these fini calls are not looked at. */
 	for (o = pctx->lwps; o; o = next) {
 		next = o->next;
 		if (o != l && o->pid == l->pid) {
@@ -487,29 +502,33 @@ static int lwp_exec(pctx_t *pctx, struct pctx_lwp *l)
 			lwp_del(pctx, o);
 		}
 	}
-	r = lwp_fini(pctx, l);
+	lwp_fini(pctx, l);
 	l->tid = l->pid;
+	if (!fn && (pctx->fn[PCTX_INIT_LWP_EVENT] || pctx->fn[PCTX_FINI_LWP_EVENT])) {
+		/*
+		 * Solaris stops at an exec it has no handler for (when it
+		 * follows LWPs at all): pctx_run() returns 0, and the process
+		 * stays stopped here until pctx_run() lets it go (captured)
+		 * or pctx_release() kills it (created).
+		 */
+		pctx->stop_ok = 1;
+		return 1;
+	}
 	if (fn) {
 		proc_name(l->pid, name, sizeof(name));
 		pctx->cur = l->pid;
 		ret = fn(pctx, l->pid, l->lwpid, name, pctx->arg);
 		pctx->cur = 0;
 	}
-	if (ret) {
-		/* Not followed into the new image: let the process go. */
-		ptrace(PTRACE_DETACH, l->tid, 0L, 0L);
-		lwp_del(pctx, l);
-		if (p)
-			proc_del(pctx, p);
-		return r;
-	}
+	if (ret)
+		return ret;	/* pctx_run() returns -1; the process stays stopped */
 	l->lwpid = 1;
 	l->flags &= ~(LWP_STARTED | LWP_FINI | LWP_EXITING);
 	if (p)
 		p->nextlwp = 2;
 	ret = lwp_init(pctx, l);
 	resume(l, 0);
-	return r ? r : ret;
+	return ret;
 }
 
 /* tid is gone; status is its wait(2) status. */
@@ -635,7 +654,7 @@ static int handle(pctx_t *pctx, pid_t tid, int status)
 CPC_EXPORT pctx_t *pctx_create(const char *filename, char *const *argv,
 			       void *arg, int verbose, pctx_errfn_t *errfn)
 {
-	static const char fn[] = "pctx_create";
+	static const char fn[] = "create";
 	int go[2] = { -1, -1 }, report[2] = { -1, -1 };
 	int status, err = 0, child_err = 0;
 	pctx_t *pctx;
@@ -643,7 +662,8 @@ CPC_EXPORT pctx_t *pctx_create(const char *filename, char *const *argv,
 	ssize_t n;
 
 	if (!filename || !argv) {
-		pctx_error(errfn, fn, "no program to run\n");
+		pctx_error(errfn, fn, "cannot find program '%s'\n",
+			   filename ? filename : "(null)");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -677,14 +697,16 @@ CPC_EXPORT pctx_t *pctx_create(const char *filename, char *const *argv,
 	close(report[1]);
 	go[0] = report[1] = -1;
 	pctx->pid = pid;
-	if (ptrace(PTRACE_SEIZE, pid, 0L, (long)PTRACE_OPTS) < 0) {
+	/* PTRACE_O_EXITKILL: it dies with us, as Solaris' kill-on-last-close. */
+	if (ptrace(PTRACE_SEIZE, pid, 0L,
+		   (long)(PTRACE_OPTS | PTRACE_O_EXITKILL)) < 0) {
 		err = errno;
 		close(go[1]);
 		go[1] = -1;
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		pctx_error(errfn, fn, "cannot trace process %d: %s\n", (int)pid,
-			   strerror(err));
+		pctx_error(errfn, fn, "%s, program '%s'\n", strerror(err),
+			   filename);
 		goto fail_quiet;
 	}
 	close(go[1]);
@@ -712,8 +734,16 @@ CPC_EXPORT pctx_t *pctx_create(const char *filename, char *const *argv,
 	report[0] = -1;
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		err = n == sizeof(child_err) ? child_err : ECHILD;
-		pctx_error(errfn, fn, "failed to exec %s: %s\n", filename,
-			   strerror(err));
+		/* Solaris' messages (Pcreate()'s C_NOENT, C_NOEXEC, ...). */
+		if (err == ENOENT || err == ENOTDIR)
+			pctx_error(errfn, fn, "cannot find program '%s'\n",
+				   filename);
+		else if (err == EACCES || err == ENOEXEC)
+			pctx_error(errfn, fn, "cannot execute program '%s'\n",
+				   filename);
+		else
+			pctx_error(errfn, fn, "%s, program '%s'\n",
+				   strerror(err), filename);
 		goto fail_quiet;
 	}
 	pctx->pidfd = pidfd_open_pid(pid);
@@ -721,18 +751,17 @@ CPC_EXPORT pctx_t *pctx_create(const char *filename, char *const *argv,
 	pctx->attached = 1;
 	if (!proc_add(pctx, pid) ||
 	    !lwp_add(pctx, pid, pid, 1, LWP_STOPPED)) {
-		pctx_terminate(pctx);
-		pctx_release(pctx);
+		pctx_release(pctx);	/* kills it */
 		errno = ENOMEM;
 		return NULL;
 	}
 	proc_find(pctx, pid)->nextlwp = 2;
 	if (verbose)
-		pctx_error(errfn, fn, "created process %d: %s\n", (int)pid,
+		pctx_error(errfn, fn, "created pid %d: '%s'\n", (int)pid,
 			   filename);
 	return pctx;
 fail:
-	pctx_error(errfn, fn, "cannot create %s: %s\n", filename, strerror(err));
+	pctx_error(errfn, fn, "cannot fork, program '%s'\n", filename);
 fail_quiet:
 	if (go[0] >= 0)
 		close(go[0]);
@@ -764,8 +793,8 @@ CPC_EXPORT int pctx_set_events(pctx_t *pctx, ...)
 
 		if (ev < 0 || ev >= PCTX_NEVENTS) {
 			va_end(ap);
-			pctx_error(pctx->errfn, "pctx_set_events",
-				   "unknown event %d\n", ev);
+			pctx_error(pctx->errfn, "set_events",
+				   "unknown event type %x\n", ev);
 			errno = EINVAL;
 			return -1;
 		}
@@ -793,7 +822,7 @@ static int cmp_pid(const void *a, const void *b)
  */
 static int pctx_attach(pctx_t *pctx)
 {
-	static const char fn[] = "pctx_run";
+	static const char fn[] = "run";
 	struct pctx_proc *p;
 	char path[64];
 	int added, pass;
@@ -801,8 +830,13 @@ static int pctx_attach(pctx_t *pctx)
 	if (ptrace(PTRACE_SEIZE, pctx->pid, 0L, (long)PTRACE_OPTS) < 0) {
 		int err = errno;
 
-		pctx_error(pctx->errfn, fn, "cannot trace process %d: %s\n",
-			   (int)pctx->pid, strerror(err));
+		if (err == EPERM)
+			pctx_error(pctx->errfn, fn,
+				   "pid %d: permission denied\n",
+				   (int)pctx->pid);
+		else
+			pctx_error(pctx->errfn, fn, "%s: pid %d\n",
+				   strerror(err), (int)pctx->pid);
 		errno = err;
 		return -1;
 	}
@@ -985,6 +1019,9 @@ static int poll_tracees(pctx_t *pctx)
 	return ret;
 }
 
+/* The longest wait for a tracee: how soon pctx_terminate() is seen. */
+#define PCTX_POLL_MS	100
+
 CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 			int (*tick)(pctx_t *, pid_t, id_t, void *))
 {
@@ -999,6 +1036,7 @@ CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 	}
 	if (pctx->done)
 		return 0;
+	pctx->stop_ok = 0;
 	if (!pctx->attached) {
 		if (pctx_attach(pctx) < 0) {
 			err = errno;
@@ -1021,68 +1059,107 @@ CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	ts_add_ms(&next, msec);
-	while (!ret && pctx->procs) {
-		struct timespec ts, *tp = NULL;
-		long ms;
+	while (!ret && pctx->procs && !pctx->terminate) {
+		struct timespec ts;
+		long ms = PCTX_POLL_MS;
 
 		ret = poll_tracees(pctx);
-		if (ret || !pctx->procs)
+		if (ret || !pctx->procs || pctx->terminate)
 			break;
+		/* msec 0: no sampling, only the events (nsamples unused). */
 		if (msec && tick) {
 			ms = ms_until(&next);
 			if (ms <= 0) {
 				ret = tick_round(pctx, tick);
-				if (nsamples && ++pctx->samples >= nsamples && !ret)
+				if (!ret && nsamples && ++pctx->samples >= nsamples) {
+					pctx->stop_ok = 1;
 					ret = 1;
+				}
 				if (ms < -(long)msec)	/* far behind: skip */
 					clock_gettime(CLOCK_MONOTONIC, &next);
 				ts_add_ms(&next, msec);
 				continue;
 			}
-			ts.tv_sec = ms / 1000;
-			ts.tv_nsec = (ms % 1000) * 1000000 + 500000;
-			tp = &ts;
+			if (ms > PCTX_POLL_MS)
+				ms = PCTX_POLL_MS;
 		}
-		if (sigtimedwait(&chld, NULL, tp) < 0 && errno == EINTR) {
-			/* A signal handler ran: the caller decides. */
-			err = EINTR;
-			break;
-		}
+		ts.tv_sec = ms / 1000;
+		ts.tv_nsec = (ms % 1000) * 1000000 + 500000;
+		/*
+		 * EINTR: a signal handler ran.  As on Solaris, the loop goes
+		 * on unless it called pctx_terminate().
+		 */
+		sigtimedwait(&chld, NULL, &ts);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	/* A handler or tick asked to stop, or nsamples were taken. */
-	if (pctx->procs || pctx->lwps)
+	/*
+	 * Stopped by pctx_terminate(), a handler or the tick, nsamples or an
+	 * exec: a captured process is let go (it runs on); a created one
+	 * stays under control until pctx_release() kills it.
+	 */
+	if (!pctx->created && (pctx->procs || pctx->lwps))
 		pctx_detach_all(pctx);
 	pctx->done = 1;
-	return 0;
+	if (pctx->terminate || !ret || pctx->stop_ok)
+		return 0;
+	return -1;
 }
 
 /* ---- the end ----------------------------------------------------------------- */
 
-/* Async-signal-safe; called by cpc_terminate() under the libcpc lock. */
+/*
+ * Async-signal-safe, as on Solaris: it only makes pctx_run() return (within
+ * PCTX_POLL_MS when called from another thread).  It never signals the
+ * process.
+ */
 CPC_EXPORT void pctx_terminate(pctx_t *pctx)
 {
-	if (!pctx)
-		return;
-#ifdef SYS_pidfd_send_signal
-	if (pctx->pidfd >= 0 &&
-	    syscall(SYS_pidfd_send_signal, pctx->pidfd, SIGKILL, NULL, 0) == 0)
-		return;
-	if (pctx->pidfd >= 0 && errno != ENOSYS)
-		return;		/* gone: never signal a recycled pid */
-#endif
-	kill(pctx->pid, SIGKILL);
+	if (pctx)
+		pctx->terminate = 1;
+}
+
+/*
+ * Kill a created process and the children followed from it (Solaris sets
+ * kill-on-last-close on them), and reap what is traced.  They are all
+ * still traced and unreaped here, so none of their pids can be recycled.
+ */
+static void pctx_kill_all(pctx_t *pctx)
+{
+	struct pctx_proc *p;
+	struct pctx_lwp *l;
+	int status;
+
+	for (p = pctx->procs; p; p = p->next)
+		kill(p->pid, SIGKILL);
+	for (l = pctx->lwps; l; l = l->next) {
+		if (!l->pid)
+			continue;	/* a child not followed: not ours to kill */
+		for (;;) {
+			if (waitpid(l->tid, &status, __WALL) < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (WIFEXITED(status) || WIFSIGNALED(status))
+				break;
+			/* Its exit event, or a stop from before the kill. */
+			ptrace(PTRACE_CONT, l->tid, 0L, 0L);
+		}
+	}
+	while (pctx->lwps)
+		lwp_del(pctx, pctx->lwps);
+	while (pctx->procs)
+		proc_del(pctx, pctx->procs);
+	pctx->done = 1;
 }
 
 CPC_EXPORT void pctx_release(pctx_t *pctx)
 {
 	if (!pctx)
 		return;
-	if (pctx->attached && !pctx->done)
+	if (pctx->created && pctx->procs)
+		pctx_kill_all(pctx);
+	else if (pctx->attached && !pctx->done)
 		pctx_detach_all(pctx);
 	if (pctx->cpc)
 		__cpc_pctx_release(pctx->cpc, pctx);
