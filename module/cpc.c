@@ -21,6 +21,7 @@
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/pid.h>
@@ -527,6 +528,20 @@ out:
 
 /* ---- sampling and control --------------------------------------------------- */
 
+/*
+ * The sample's tick, in TSC cycles.  As on Solaris, a thread binding's is
+ * virtualised: the time the set was on a CPU since it was bound (perf's
+ * running time of its events); a CPU binding's is the time since it was
+ * bound.  An inherited binding's copies share perf's running time with
+ * their parent, so theirs is the time since the bind too.
+ */
+static u64 cpc_tick(const struct cpc_binding *b, u64 tsc)
+{
+	if (b->scope == PMC_CPC_BIND_CPU || b->inherit)
+		return tsc - b->bound_tsc;
+	return mul_u64_u32_div(pmc_set_running_ns(b->set), tsc_khz, NSEC_PER_MSEC);
+}
+
 static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 {
 	u64 vals[PMC_CPC_MAX_REQS];
@@ -563,8 +578,7 @@ static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 		ret = -EINVAL;
 	if (!ret) {
 		s.nvals = b->nreqs;
-		/* As on Solaris: TSC cycles since the set was bound. */
-		s.tick = tick - b->bound_tsc;
+		s.tick = cpc_tick(b, tick);
 	}
 	mutex_unlock(&cf->lock);
 	if (ret)

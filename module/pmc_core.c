@@ -634,6 +634,36 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 	return ret;
 }
 
+/*
+ * How long a thread set has been on a CPU, in nanoseconds: perf's running
+ * time of the events of its first programmed counter (summed over a hybrid
+ * CPU's PMUs), as perf's read gives it.  Not for inherited
+ * sets (perf keeps one running time for a parent and its copies); 0 if
+ * nothing is programmed.  The running time of an event made afresh
+ * (pmc_slot_renew()) starts again.
+ */
+u64 pmc_set_running_ns(struct pmc_set *set)
+{
+	u64 sum = 0, enabled, running;
+	unsigned int i, j;
+
+	if (set->bind.scope != PMC_SCOPE_THREAD || set->bind.inherit)
+		return 0;
+	mutex_lock(&set->lock);
+	for (i = 0; i < set->nctrs && !set->ctr[i].programmed; i++)
+		;
+	for (j = 0; i < set->nctrs && j < set->nslots; j++) {
+		struct perf_event *event = set->ctr[i].slots[j].event;
+
+		if (!event)
+			continue;
+		perf_event_read_value(event, &enabled, &running);
+		sum += running;
+	}
+	mutex_unlock(&set->lock);
+	return sum;
+}
+
 /* Read one counter (see pmc_set_read()). */
 int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 {

@@ -3218,6 +3218,57 @@ TEST(buffer_tick_counts_from_the_bind)
 	}
 }
 
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Solaris' tick of an LWP binding is virtualised: it advances only while
+ * the set is on a CPU.  A thread that spins 150 ms and then sleeps 300 ms
+ * has a tick of about its spin, not of the whole 450 ms (the wall time
+ * since the bind, which it used to be); a CPU binding's stays the wall
+ * time.
+ */
+TEST(thread_binding_tick_counts_only_time_on_a_cpu)
+{
+	unsigned long long t0, t_spin, t1, tick;
+	cpc_buf_t *buf;
+	cpc_set_t *set;
+	long long end;
+	cpc_t *cpc;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(2);
+	ASSERT_EQ(0, pin_to_cpu(1));
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc);
+	set = cpc_set_create(cpc);
+	ASSERT_NE(NULL, set);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0, USR, 0, NULL));
+	buf = cpc_buf_create(cpc, set);
+	ASSERT_NE(NULL, buf);
+	t0 = tsc_now();
+	ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0));
+	end = mono_ns() + 150000000LL;
+	while (mono_ns() < end)
+		;
+	t_spin = tsc_now() - t0;
+	usleep(300000);
+	ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+	t1 = tsc_now();
+	tick = cpc_buf_tick(cpc, buf);
+	ksft_print_msg("tick %llu; spin %llu, since the bind %llu TSC cycles\n",
+		       tick, t_spin, t1 - t0);
+	EXPECT_LT(t_spin / 2, tick) TH_LOG("the spin was not counted");
+	EXPECT_GT(t_spin + (t1 - t0 - t_spin) / 3, tick)
+		TH_LOG("DRIVER BUG: the tick counts the time the thread slept");
+	EXPECT_EQ(0, cpc_close(cpc));
+}
+
 /* The test PMU's count of events put on a counter (perf's add calls). */
 static int fakepmu_adds(void)
 {
