@@ -83,18 +83,21 @@ static inline bool pmc_perf_allows_kernel(void)
 }
 
 /*
- * perf's count of general-purpose counters, where perf gives it to modules
- * (not after 6.18: exported to KVM only).  0 when it does not, or has no
- * x86 PMU; the caller then decodes CPUID as perf does (pmc_cpuid.c).
+ * perf's count of general-purpose counters (and in *fixed, of fixed ones),
+ * where perf gives it to modules (not after 6.18: exported to KVM only).
+ * 0 when it does not, or has no x86 PMU; the caller then decodes CPUID as
+ * perf does (pmc_cpuid.c).
  */
-static inline unsigned int pmc_perf_gp_counters(void)
+static inline unsigned int pmc_perf_gp_counters(unsigned int *fixed)
 {
 #ifdef PMC_HAVE_PERF_GET_X86_PMU_CAPABILITY
 	struct x86_pmu_capability cap;
 
 	perf_get_x86_pmu_capability(&cap);
+	*fixed = cap.num_counters_fixed > 0 ? cap.num_counters_fixed : 0;
 	return cap.num_counters_gp > 0 ? cap.num_counters_gp : 0;
 #else
+	*fixed = 0;
 	return 0;
 #endif
 }

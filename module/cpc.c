@@ -795,40 +795,55 @@ static struct miscdevice cpc_misc = {
 };
 
 /* CPUID's count on the calling CPU: its core type's, on a hybrid CPU. */
-static void cpc_cpu_gp_counters(void *min)
+struct cpc_counters {
+	unsigned int gp, fixed;		/* the smallest over the CPUs */
+};
+
+static void cpc_cpu_counters(void *min)
 {
+	struct cpc_counters *m = min;
 	struct pmc_cpuid c;
 	unsigned int n;
 
 	pmc_cpuid_read(&c);
 	n = pmc_cpuid_gp_counters(&c);
-	if (n && n < *(unsigned int *)min)
-		*(unsigned int *)min = n;
+	if (n && n < m->gp)
+		m->gp = n;
+	m->fixed = min(m->fixed, pmc_cpuid_fixed_counters(&c));
 }
 
 /*
- * The general-purpose counters a set may use: perf's count where perf
- * gives it to modules and the CPU is not hybrid (perf's answer does not
- * cover hybrid CPUs: it WARNs there); else CPUID's, decoded as perf does,
- * on every CPU, and the smallest (a thread's set must fit on every core
- * type).  4 when nothing says (no architectural PMU: a VM without one).
+ * The counters a set may use, general-purpose and fixed ones, as Solaris
+ * counts its pics (illumos' core_pcbe: general-purpose plus fixed-function):
+ * perf's count where perf gives it to modules and the CPU is not hybrid
+ * (perf's answer does not cover hybrid CPUs: it WARNs there); else CPUID's,
+ * decoded as perf does, on every CPU, and the smallest (a thread's set must
+ * fit on every core type).  4 general-purpose ones and no fixed one when
+ * nothing says (no architectural PMU: a VM without one).  At most
+ * PMC_CPC_MAX_REQS in all.
  */
 static unsigned int cpc_count_npic(void)
 {
-	unsigned int cpu, n = 0;
+	struct cpc_counters m = { 0, 0 };
+	unsigned int cpu;
 
 	if (!boot_cpu_has(X86_FEATURE_HYBRID_CPU) && !pmc_hybrid())
-		n = pmc_perf_gp_counters();
-	if (!n) {
-		n = UINT_MAX;
+		m.gp = pmc_perf_gp_counters(&m.fixed);
+	if (!m.gp) {
+		m.gp = UINT_MAX;
+		m.fixed = UINT_MAX;
 		cpus_read_lock();
 		for_each_online_cpu(cpu)
-			smp_call_function_single(cpu, cpc_cpu_gp_counters, &n, 1);
+			smp_call_function_single(cpu, cpc_cpu_counters, &m, 1);
 		cpus_read_unlock();
+		if (m.fixed == UINT_MAX)
+			m.fixed = 0;
 	}
-	if (!n || n == UINT_MAX)
-		return 4;
-	return min_t(unsigned int, n, PMC_CPC_MAX_REQS);
+	if (!m.gp || m.gp == UINT_MAX) {
+		m.gp = 4;
+		m.fixed = 0;
+	}
+	return min_t(unsigned int, m.gp + m.fixed, PMC_CPC_MAX_REQS);
 }
 
 int cpc_init(void)

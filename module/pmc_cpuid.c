@@ -59,6 +59,32 @@ unsigned int pmc_cpuid_gp_counters(const struct pmc_cpuid *c)
 	return (c->leaf_a_eax >> 8) & 0xff;
 }
 
+/*
+ * The fixed-function counters (instructions, core cycles, reference cycles,
+ * and on newer CPUs more), as perf's intel/core.c counts them: leaf 0x23's
+ * fixed bitmap where the CPU enumerates it; for versions 2 to 4 of leaf
+ * 0xA, EDX 4:0, but at least 3 outside a VM (version 2 CPUs do not report
+ * them); from version 5, leaf 0xA ECX's bitmap.  None on AMD and Hygon
+ * (their core PMU has general-purpose counters only) or before version 2.
+ */
+unsigned int pmc_cpuid_fixed_counters(const struct pmc_cpuid *c)
+{
+	unsigned int version, n;
+
+	if (c->amd || c->max_leaf < 0xa)
+		return 0;
+	version = c->leaf_a_eax & 0xff;
+	if (version < 2)
+		return 0;
+	if (c->max_leaf >= 0x23 && (c->leaf_7_1_eax & PMC_ARCH_PERFMON_EXT) &&
+	    (c->leaf_23_0_eax & PMC_LEAF23_COUNTERS))
+		return pmc_popcount32(c->leaf_23_1_ebx);
+	if (version >= 5)
+		return pmc_popcount32(c->leaf_a_ecx);
+	n = c->leaf_a_edx & 0x1f;
+	return !c->hypervisor && n < 3 ? 3 : n;
+}
+
 #ifdef __KERNEL__
 void pmc_cpuid_read(struct pmc_cpuid *c)
 {
@@ -67,18 +93,24 @@ void pmc_cpuid_read(struct pmc_cpuid *c)
 	memset(c, 0, sizeof(*c));
 	c->amd = boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
 		 boot_cpu_data.x86_vendor == X86_VENDOR_HYGON;
+	c->hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
 	c->max_leaf = cpuid_eax(0);
 	if (c->max_leaf >= 7) {
 		cpuid_count(7, 1, &eax, &ebx, &ecx, &edx);
 		c->leaf_7_1_eax = eax;
 	}
-	if (c->max_leaf >= 0xa)
-		c->leaf_a_eax = cpuid_eax(0xa);
+	if (c->max_leaf >= 0xa) {
+		cpuid(0xa, &eax, &ebx, &ecx, &edx);
+		c->leaf_a_eax = eax;
+		c->leaf_a_ecx = ecx;
+		c->leaf_a_edx = edx;
+	}
 	if (c->max_leaf >= 0x23) {
 		cpuid_count(0x23, 0, &eax, &ebx, &ecx, &edx);
 		c->leaf_23_0_eax = eax;
 		cpuid_count(0x23, 1, &eax, &ebx, &ecx, &edx);
 		c->leaf_23_1_eax = eax;
+		c->leaf_23_1_ebx = ebx;
 	}
 	c->max_ext_leaf = cpuid_eax(0x80000000);
 	if (c->max_ext_leaf >= 0x80000001)

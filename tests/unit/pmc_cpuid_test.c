@@ -136,4 +136,74 @@ TEST(vendor_picks_the_driver)
 	EXPECT_EQ(6U, pmc_cpuid_gp_counters(&c));
 }
 
+/* ---- fixed counters (Solaris counts them among its pics) ----------------- */
+
+/* Skylake client: version 4, EDX 4:0 = 3 fixed counters. */
+TEST(fixed_intel_skylake_leaf_a)
+{
+	struct pmc_cpuid c = { .max_leaf = 0x16, .leaf_a_eax = 0x07300404,
+			       .leaf_a_edx = 0x00008603 };
+
+	EXPECT_EQ(3U, pmc_cpuid_fixed_counters(&c));
+}
+
+/* Version 2 CPUs do not report them: perf assumes 3, but not in a VM. */
+TEST(fixed_version_2_assumes_three_outside_a_vm)
+{
+	struct pmc_cpuid c = { .max_leaf = 0xd, .leaf_a_eax = 0x07280202,
+			       .leaf_a_edx = 0 };
+
+	EXPECT_EQ(3U, pmc_cpuid_fixed_counters(&c));
+	c.hypervisor = true;
+	EXPECT_EQ(0U, pmc_cpuid_fixed_counters(&c));
+	c.leaf_a_edx = 2;
+	EXPECT_EQ(2U, pmc_cpuid_fixed_counters(&c));
+	c.hypervisor = false;
+	EXPECT_EQ(3U, pmc_cpuid_fixed_counters(&c));
+}
+
+/* Version 5 (Ice Lake on): ECX is the bitmap, holes and all; EDX is not read. */
+TEST(fixed_version_5_bitmap)
+{
+	struct pmc_cpuid c = { .max_leaf = 0x1b, .leaf_a_eax = 0x08300805,
+			       .leaf_a_ecx = 0xf, .leaf_a_edx = 0x8603 };
+
+	EXPECT_EQ(4U, pmc_cpuid_fixed_counters(&c));
+	c.leaf_a_ecx = 0x5;
+	EXPECT_EQ(2U, pmc_cpuid_fixed_counters(&c));
+}
+
+/* Leaf 0x23 sub-leaf 1 EBX, where enumerated, decides. */
+TEST(fixed_leaf_23_bitmap)
+{
+	struct pmc_cpuid c = { .max_leaf = 0x23, .leaf_7_1_eax = 1u << 8,
+			       .leaf_a_eax = 0x08300805, .leaf_a_ecx = 0x7,
+			       .leaf_23_0_eax = 0x3, .leaf_23_1_eax = 0xff,
+			       .leaf_23_1_ebx = 0x7f };
+
+	EXPECT_EQ(7U, pmc_cpuid_fixed_counters(&c));
+	c.leaf_23_0_eax = 0x2;		/* no counter sub-leaf: leaf 0xA */
+	EXPECT_EQ(3U, pmc_cpuid_fixed_counters(&c));
+}
+
+/* None before version 2, without leaf 0xA, on AMD, or under TCG (no PMU). */
+TEST(fixed_none)
+{
+	struct pmc_cpuid c = { .max_leaf = 0xd, .leaf_a_eax = 0x07280201,
+			       .leaf_a_edx = 0x603 };
+
+	EXPECT_EQ(0U, pmc_cpuid_fixed_counters(&c));
+	c.max_leaf = 0x9;
+	c.leaf_a_eax = 0x07300404;
+	EXPECT_EQ(0U, pmc_cpuid_fixed_counters(&c));
+	c.max_leaf = 0x16;
+	c.amd = true;
+	EXPECT_EQ(0U, pmc_cpuid_fixed_counters(&c));
+	c.amd = false;
+	c.leaf_a_eax = 0;
+	c.leaf_a_edx = 0;
+	c.hypervisor = true;
+	EXPECT_EQ(0U, pmc_cpuid_fixed_counters(&c));
+}
+
 TEST_HARNESS_MAIN
