@@ -2,10 +2,11 @@
 /*
  * cputrack(1) on libpctx: the rows of a command that creates threads,
  * forks and execs (in order, with their labels), following children or
- * not, exec or not; the exit status of the command; page faults of a
- * command that touches a known number of pages; attaching to a running
- * process with -p and leaving it as it was; two sets taking turns; and the
- * usage and specification errors.
+ * not, exec or not; Solaris' exit status; page faults of a command that
+ * touches a known number of pages; attaching to a running process with -p
+ * and leaving it as it was; two sets taking turns; tick rows that are the
+ * counts of each interval (one set and several); -T 0 and -N 0; and
+ * Solaris' usage and messages.
  *
  * The commands are this program itself, run with CPCT_WORKLOAD set: a
  * constructor does the work before the test harness starts.
@@ -77,6 +78,12 @@ __attribute__((constructor)) static void workload(void)
 	}
 	if (!strncmp(w, "pages:", 6)) {
 		touch_pages(atol(w + 6));
+		_exit(0);
+	}
+	if (!strcmp(w, "burst")) {
+		/* Faults at once, then none while it sleeps (Solaris' Example 1). */
+		touch_pages(256);
+		usleep(700000);
 		_exit(0);
 	}
 	if (!strcmp(w, "busy")) {
@@ -213,7 +220,7 @@ TEST_F(cputrack, threads_fork_exec_rows_in_order)
 		{ 0, 2, "lwp_exit" }, { 0, 2, "fini_lwp" }, { 0, 1, "lwp_create" },
 		{ 0, 3, "init_lwp" }, { 0, 3, "lwp_exit" }, { 0, 3, "fini_lwp" },
 		{ 0, 1, "fork" }, { 1, 1, "init_lwp" }, { 1, 1, "fini_lwp" },
-		{ 1, 1, "exit" }, { 0, 1, "fini_lwp" }, { 0, 1, "exec" },
+		{ 1, 1, "exit" }, { 0, 1, "fini_lwp" }, { 0, 1, "exec" }, { 0, 1, "exec" },
 		{ 0, 1, "init_lwp" }, { 0, 1, "fini_lwp" }, { 0, 1, "exit" },
 	};
 	char out[16384], err[4096], *title, line[512], note[64];
@@ -222,8 +229,8 @@ TEST_F(cputrack, threads_fork_exec_rows_in_order)
 
 	n = track("tfe", out, sizeof(out), err, sizeof(err),
 		  ARGV("-v", "-f", "-e", "-T", "100", "-c", "sw_page_faults"));
-	/* cputrack exits with the command's status. */
-	EXPECT_EQ(3, n) TH_LOG("stderr: %s", err);
+	/* Solaris' exit status: 0 when the run ended with the processes. */
+	EXPECT_EQ(0, n) TH_LOG("stderr: %s", err);
 	n = rows_of(out, 1, rows, 64, &title);
 	EXPECT_STREQ("   time    pid lwp      event      pic0 ", title);
 	ASSERT_EQ((int)ARRAY_SIZE(want), n) TH_LOG("%s", out);
@@ -234,7 +241,8 @@ TEST_F(cputrack, threads_fork_exec_rows_in_order)
 		EXPECT_EQ(pid[want[i].proc], rows[i].pid) TH_LOG("row %d", i);
 		EXPECT_EQ(want[i].lwp, rows[i].lwp) TH_LOG("row %d", i);
 		EXPECT_STREQ(want[i].label, rows[i].label) TH_LOG("row %d", i);
-		EXPECT_EQ(1, rows[i].nv) TH_LOG("row %d", i);
+		/* Solaris' fork row and exec name row have blank value columns. */
+		EXPECT_EQ(i == 9 || i == 15 ? 0 : 1, rows[i].nv) TH_LOG("row %d", i);
 		fmt_row(line, sizeof(line), &rows[i], 1, NULL);
 		(void)line;
 	}
@@ -242,9 +250,10 @@ TEST_F(cputrack, threads_fork_exec_rows_in_order)
 	/* The fork row names the child, the exec row the new program. */
 	snprintf(note, sizeof(note), "# %d", pid[1]);
 	EXPECT_STREQ(note, rows[9].note);
-	EXPECT_STREQ("# '" EXEC_NAME "'", rows[14].note);
+	EXPECT_STREQ("", rows[14].note);
+	EXPECT_STREQ("# '" EXEC_NAME "'", rows[15].note);
 	/* The new image starts from zero; its exit row is its one LWP's count. */
-	EXPECT_EQ(rows[16].v[0], rows[17].v[0]);
+	EXPECT_EQ(rows[17].v[0], rows[18].v[0]);
 	/* The old image's total is at least what its LWP 1 counted. */
 	EXPECT_GE(rows[14].v[0], rows[13].v[0]);
 	EXPECT_GT(rows[14].v[0], 0ULL);
@@ -254,15 +263,17 @@ TEST_F(cputrack, without_f_and_e_children_and_exec_are_not_followed)
 {
 	static const struct want want[] = {
 		{ 0, 1, "lwp_create" }, { 0, 2, "lwp_exit" }, { 0, 1, "lwp_create" },
-		{ 0, 3, "lwp_exit" }, { 0, 1, "exec" },
+		{ 0, 3, "lwp_exit" }, { 0, 1, "exec" }, { 0, 1, "exec" },
 	};
-	char out[16384], err[4096], *title, line[512];
+	char out[16384], copy[16384], err[4096], *title, line[512];
 	struct row rows[64];
 	int n, i;
 
 	n = track("tfe", out, sizeof(out), err, sizeof(err),
 		  ARGV("-T", "100", "-c", "sw_page_faults"));
-	EXPECT_EQ(3, n) TH_LOG("stderr: %s", err);
+	memcpy(copy, out, sizeof(copy));
+	/* As on Solaris: the exec handler stops the run (1); the command is killed. */
+	EXPECT_EQ(1, n) TH_LOG("stderr: %s", err);
 	n = rows_of(out, 0, rows, 64, &title);
 	EXPECT_STREQ("   time lwp      event      pic0 ", title);
 	ASSERT_EQ((int)ARRAY_SIZE(want), n) TH_LOG("%s", out);
@@ -270,10 +281,20 @@ TEST_F(cputrack, without_f_and_e_children_and_exec_are_not_followed)
 		EXPECT_EQ(want[i].lwp, rows[i].lwp) TH_LOG("row %d", i);
 		EXPECT_STREQ(want[i].label, rows[i].label) TH_LOG("row %d", i);
 	}
-	/* The exact text of the exec row. */
+	/* The exact text of the exec rows: the totals, then the name. */
 	fmt_row(line, sizeof(line), &rows[4], 0, NULL);
 	EXPECT_EQ(0, strncmp(line + 8, "  1       exec ", 15)) TH_LOG("%s", line);
-	EXPECT_STREQ("# '" EXEC_NAME "'", rows[4].note);
+	EXPECT_STREQ("", rows[4].note);
+	EXPECT_STREQ("# '" EXEC_NAME "'", rows[5].note);
+	EXPECT_EQ(0, rows[5].nv);
+	{
+		char *p = strstr(copy, "# '"), want[64];
+		int k = snprintf(want, sizeof(want), "%3d %10s %9s %9s # '", 1, "exec", "", "");
+
+		ASSERT_NE(NULL, p);
+		/* "%3d %10s " then Solaris' "%9s %9s # '%s'". */
+		EXPECT_EQ(0, strncmp(p - (k - 3), want, k)) TH_LOG("%s", p - (k - 3));
+	}
 }
 
 /* The exit row's count of sw_page_faults for workload pages:n. */
@@ -293,14 +314,15 @@ static long long faults_of(int pages, char *err, size_t en)
 	return (long long)rows[0].v[0];
 }
 
-TEST_F(cputrack, a_command_killed_by_a_signal_gives_128_plus_it)
+TEST_F(cputrack, a_command_killed_by_a_signal_ends_the_run)
 {
 	char out[4096], err[1024], *title;
 	struct row rows[8];
 	int n;
 
 	n = track("term", out, sizeof(out), err, sizeof(err), ARGV("-c", "sw_page_faults"));
-	EXPECT_EQ(128 + SIGTERM, n) TH_LOG("%s", err);
+	/* Solaris' exit status is pctx_run()'s, not the command's. */
+	EXPECT_EQ(0, n) TH_LOG("%s", err);
 	n = rows_of(out, 0, rows, 8, &title);
 	ASSERT_EQ(1, n) TH_LOG("%s", out);
 	EXPECT_STREQ("exit", rows[0].label);
@@ -504,6 +526,99 @@ TEST_F(cputrack, two_sets_take_turns_at_each_tick)
 	EXPECT_GE(rows[n - 2].v[0], rows[0].v[0]);
 }
 
+/* The values of the rows labelled label with note (NULL: any). */
+static int values_of(const struct row *rows, int n, const char *label,
+		     const char *note, unsigned long long *v, int max)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n && k < max; i++)
+		if (!strcmp(rows[i].label, label) && (!note || !strcmp(rows[i].note, note)))
+			v[k++] = rows[i].v[0];
+	return k;
+}
+
+TEST_F(cputrack, tick_rows_are_the_counts_of_each_interval)
+{
+	char out[16384], err[4096], *title;
+	unsigned long long t[64], e[2], sum = 0;
+	struct row rows[64];
+	int n, k, i;
+
+	n = track("burst", out, sizeof(out), err, sizeof(err),
+		  ARGV("-T", "0.1", "-c", "sw_page_faults"));
+	EXPECT_EQ(0, n) TH_LOG("stderr: %s", err);
+	n = rows_of(out, 0, rows, 64, &title);
+	k = values_of(rows, n, "tick", NULL, t, 64);
+	ASSERT_GE(k, 4) TH_LOG("%s", out);
+	ASSERT_EQ(1, values_of(rows, n, "exit", NULL, e, 2)) TH_LOG("%s", out);
+	/*
+	 * The faults come first (Solaris' Example 1: 765308, then 0); while
+	 * it sleeps, each interval counts nothing, where cumulative rows would
+	 * repeat the total so far.
+	 */
+	EXPECT_GT(t[0], 0ULL);
+	EXPECT_EQ(0ULL, t[k - 1]);
+	EXPECT_EQ(0ULL, t[k - 2]);
+	/* The intervals add up to the exit row's total, less the last part. */
+	for (i = 0; i < k; i++)
+		sum += t[i];
+	EXPECT_GE(sum, 256ULL);
+	EXPECT_LE(sum, e[0]);
+	EXPECT_GE(sum + 16, e[0]);
+}
+
+TEST_F(cputrack, tick_rows_of_several_sets_are_each_sets_period)
+{
+	char out[16384], err[4096], *title;
+	unsigned long long t[64], e[2], sum = 0;
+	struct row rows[64];
+	int n, k, i;
+
+	n = track("burst", out, sizeof(out), err, sizeof(err),
+		  ARGV("-T", "0.1", "-c", "sw_page_faults", "-c", "sw_context_switches"));
+	EXPECT_EQ(0, n) TH_LOG("stderr: %s", err);
+	n = rows_of(out, 0, rows, 64, &title);
+	k = values_of(rows, n, "tick", "# sw_page_faults", t, 64);
+	ASSERT_GE(k, 2);
+	ASSERT_EQ(1, values_of(rows, n, "exit", "# sw_page_faults", e, 2));
+	EXPECT_GT(t[0], 0ULL);
+	/* The set's last period, while the command sleeps: nothing. */
+	EXPECT_EQ(0ULL, t[k - 1]);
+	for (i = 0; i < k; i++)
+		sum += t[i];
+	EXPECT_LE(sum, e[0]);
+	/* A sleeping LWP switches about once per period, not more and more. */
+	k = values_of(rows, n, "tick", "# sw_context_switches", t, 64);
+	ASSERT_GE(k, 2);
+	EXPECT_LE(t[k - 1], 3ULL);
+}
+
+TEST_F(cputrack, T_0_samples_only_at_the_events_and_N_0_is_unlimited)
+{
+	char out[16384], err[4096], *title;
+	struct row rows[64];
+	int n, i;
+
+	n = track("busy", out, sizeof(out), err, sizeof(err),
+		  ARGV("-T", "0", "-N", "0", "-v", "-c", "sw_page_faults"));
+	EXPECT_EQ(0, n) TH_LOG("stderr: %s", err);
+	n = rows_of(out, 0, rows, 64, &title);
+	/* About a second of work, and no tick row: init, fini, exit. */
+	ASSERT_EQ(3, n) TH_LOG("%s", out);
+	for (i = 0; i < n; i++)
+		EXPECT_STRNE("tick", rows[i].label);
+	EXPECT_STREQ("exit", rows[2].label);
+	EXPECT_GT(rows[2].v[0], 80ULL);
+	/* -N 0 with ticks: unlimited. */
+	n = track("burst", out, sizeof(out), err, sizeof(err),
+		  ARGV("-T", "0.1", "-N", "0", "-c", "sw_page_faults"));
+	EXPECT_EQ(0, n) TH_LOG("stderr: %s", err);
+	n = rows_of(out, 0, rows, 64, &title);
+	ASSERT_GE(n, 4) TH_LOG("%s", out);
+	EXPECT_STREQ("exit", rows[n - 1].label);
+}
+
 TEST_F(cputrack, o_writes_the_rows_to_a_file)
 {
 	char out[4096], err[1024], buf[4096], path[] = "/tmp/cputrack-o-XXXXXX";
@@ -536,9 +651,25 @@ static int cputrack_err(char *err, size_t n, char *const argv[])
 
 TEST_F_TIMEOUT(cputrack, usage_and_spec_errors, 120)
 {
-	static const char usage[] = "Usage: cputrack [-T secs] [-N count] [-Defhntv] "
-				    "[-o file] -c events [command [args] | -p pid]\n";
-	char err[4096];
+	/* Solaris' usage, word for word (but cpustat(8) for cpustat(1M)). */
+	static const char usage[] =
+		"Usage:\n\tcputrack [-T secs] [-N count] [-Defhnv] [-o file]\n"
+		"\t\t-c events [command [args] | -p pid]\n\n"
+		"\t-T secs\t  seconds between samples, default 1\n"
+		"\t-N count  number of samples, default unlimited\n"
+		"\t-D\t  enable debug mode\n"
+		"\t-e\t  follow exec(2), and execve(2)\n"
+		"\t-f\t  follow fork(2), fork1(2), and vfork(2)\n"
+		"\t-h\t  print extended usage information\n"
+		"\t-n\t  suppress titles\n"
+		"\t-t\t  include virtualized tsc register\n"
+		"\t-v\t  verbose mode\n"
+		"\t-o file\t  write cpu statistics to this file\n"
+		"\t-c events specify processor events to be monitored\n"
+		"\t-p pid\t  pid of existing process to capture\n\n"
+		"\tUse cpustat(8) to monitor system-wide statistics.\n";
+	char err[4096], out[65536];
+	struct bg b;
 
 	EXPECT_EQ(2, cputrack_err(err, sizeof(err), ARGV("cputrack", "true")));
 	EXPECT_STREQ(usage, err);
@@ -550,7 +681,19 @@ TEST_F_TIMEOUT(cputrack, usage_and_spec_errors, 120)
 				  ARGV("cputrack", "-r", "-c", "sw_page_faults", "true")));
 	EXPECT_STREQ(usage, err);
 	EXPECT_EQ(2, cputrack_err(err, sizeof(err),
-				  ARGV("cputrack", "-T", "0", "-c", "sw_page_faults", "true")));
+				  ARGV("cputrack", "-T", "-1", "-c", "sw_page_faults", "true")));
+	EXPECT_STREQ(usage, err);
+	EXPECT_EQ(2, cputrack_err(err, sizeof(err),
+				  ARGV("cputrack", "-N", "-1", "-c", "sw_page_faults", "true")));
+	/* -h: the usage on stdout, a blank line, the events. */
+	EXPECT_EQ(0, run_all(&b, CPUTRACK, ARGV("cputrack", "-h"), out, sizeof(out)));
+	EXPECT_EQ(0, strncmp(out, usage, strlen(usage)));
+	EXPECT_EQ('\n', out[strlen(usage)]);
+	/* -o that cannot be written. */
+	EXPECT_EQ(1, cputrack_err(err, sizeof(err),
+				  ARGV("cputrack", "-o", "/nonexistent/f", "-c", "sw_page_faults",
+				       "true")));
+	EXPECT_STREQ("cputrack: cannot open '/nonexistent/f' for writing\n", err);
 	EXPECT_EQ(2, cputrack_err(err, sizeof(err),
 				  ARGV("cputrack", "-c", "sw_page_faults,bogus", "true")));
 	EXPECT_STREQ("cputrack: bad token 'bogus'\n", err);
@@ -561,8 +704,13 @@ TEST_F_TIMEOUT(cputrack, usage_and_spec_errors, 120)
 	/* A command that cannot be run. */
 	EXPECT_EQ(1, cputrack_err(err, sizeof(err),
 				  ARGV("cputrack", "-c", "sw_page_faults", "/nonexistent/cmd")));
-	EXPECT_STREQ("cputrack: failed to exec /nonexistent/cmd: No such file or directory\n",
-		     err);
+	EXPECT_STREQ("cputrack: cannot find program '/nonexistent/cmd'\n"
+		     "cputrack: failed to start program '/nonexistent/cmd'\n", err);
+	/* A process that does not exist. */
+	EXPECT_EQ(1, cputrack_err(err, sizeof(err),
+				  ARGV("cputrack", "-c", "sw_page_faults", "-p", "999999999")));
+	EXPECT_STREQ("cputrack: pid 999999999 doesn't exist\n"
+		     "cputrack: failed to capture pid 999999999\n", err);
 }
 
 TEST_HARNESS_MAIN

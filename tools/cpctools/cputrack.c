@@ -4,10 +4,11 @@
  * libpctx.
  *
  * Every LWP gets the set bound by cpc_bind_pctx() when it starts
- * (init_lwp) and is sampled at each tick and at its events; the values
- * shown are the LWP's counts since it started (for several sets, since the
- * set was last bound: the sets take turns at each tick).  A process's
- * exec and exit rows show the sums over all its LWPs.
+ * (init_lwp) and is sampled at each tick and at its events.  As on
+ * Solaris, a tick row shows what the LWP counted since its previous tick
+ * (with several sets, the set's one period: the sets take turns at each
+ * tick); the other LWP rows show its counts since it started, and a
+ * process's exec and exit rows the sums over all its LWPs.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,11 +17,25 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
 
 #include "cpctools.h"
 
-#define USAGE "Usage: cputrack [-T secs] [-N count] [-Defhntv] [-o file] -c events [command [args] | -p pid]\n"
+/* Solaris' usage text (cpustat(1M) is cpustat(8) on Linux). */
+#define USAGE "Usage:\n\t%s [-T secs] [-N count] [-Defhnv] [-o file]\n" \
+	"\t\t-c events [command [args] | -p pid]\n\n" \
+	"\t-T secs\t  seconds between samples, default 1\n" \
+	"\t-N count  number of samples, default unlimited\n" \
+	"\t-D\t  enable debug mode\n" \
+	"\t-e\t  follow exec(2), and execve(2)\n" \
+	"\t-f\t  follow fork(2), fork1(2), and vfork(2)\n" \
+	"\t-h\t  print extended usage information\n" \
+	"\t-n\t  suppress titles\n" \
+	"\t-t\t  include virtualized %s register\n" \
+	"\t-v\t  verbose mode\n" \
+	"\t-o file\t  write cpu statistics to this file\n" \
+	"\t-c events specify processor events to be monitored\n" \
+	"\t-p pid\t  pid of existing process to capture\n\n" \
+	"\tUse cpustat(8) to monitor system-wide statistics.\n"
 
 struct lwp {
 	struct lwp *next;
@@ -29,6 +44,7 @@ struct lwp {
 	int cur;			/* the bound set, -1 for none */
 	cpc_set_t **set;		/* its own sets (a set binds to one LWP) */
 	cpc_buf_t **base, **now, **acc;	/* per set: at bind, latest, counted */
+	cpc_buf_t **prev;		/* per set: at the previous tick */
 };
 
 struct proc {
@@ -42,42 +58,31 @@ static struct {
 	struct cpct_set *sets;
 	int nsets;
 	int pidcol, tsc, verbose, notitle, follow_exec, follow_fork, debug;
+	pctx_t *pctx;
 	FILE *out;
 	hrtime_t t0;
 	struct lwp *lwps;
 	struct proc *procs;
-	int create_mode;		/* a command, not -p */
-	pid_t cmdpid;			/* the command run, 0 with -p */
-	int cmdstatus, cmdgone;
 	int errors;
 } g;
 
-static volatile sig_atomic_t interrupted;
-
-static void usage(void)
+static void usage(FILE *f)
 {
-	fputs(USAGE, stderr);
-	exit(2);
+	fprintf(f, USAGE, "cputrack", CPC_TICKREG_NAME);
 }
 
+/* Solaris' cputrack_errfn(): the libpctx function's name with -D only. */
 static void pctx_errfn(const char *fn, const char *fmt, va_list ap)
 {
-	(void)fn;
 	fprintf(stderr, "cputrack: ");
+	if (g.debug)
+		fprintf(stderr, "%s: ", fn);
 	vfprintf(stderr, fmt, ap);
-}
-
-static hrtime_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static double now_secs(void)
 {
-	return (double)(mono_ns() - g.t0) / 1e9;
+	return (double)(gethrtime() - g.t0) / 1e9;
 }
 
 static cpc_buf_t **bufs_new(void)
@@ -190,6 +195,7 @@ static void lwp_drop(struct lwp *l)
 			bufs_free(l->base);
 			bufs_free(l->now);
 			bufs_free(l->acc);
+			bufs_free(l->prev);
 			free(l);
 			return;
 		}
@@ -200,14 +206,15 @@ static void lwp_drop(struct lwp *l)
 static int lwp_bind(pctx_t *pctx, struct lwp *l, int s)
 {
 	if (cpc_bind_pctx(g.cpc, pctx, l->lwpid, l->set[s], 0) < 0) {
-		fprintf(stderr, "cputrack: can't access perf counter - %s\n",
-			strerror(errno));
+		fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp%d - %s\n",
+			(int)l->pid, (int)l->lwpid, strerror(errno));
 		return -1;
 	}
 	l->cur = s;
 	cpc_buf_zero(g.cpc, l->base[s]);
 	cpc_set_sample(g.cpc, l->set[s], l->base[s]);
 	cpc_buf_copy(g.cpc, l->now[s], l->base[s]);
+	cpc_buf_copy(g.cpc, l->prev[s], l->base[s]);
 	return 0;
 }
 
@@ -230,8 +237,8 @@ static int lwp_sample(struct lwp *l, uint64_t *vals, uint64_t *tick)
 			fprintf(stderr, "%6d: tick: lwp%d: perf counter contents invalidated\n",
 				(int)l->pid, (int)l->lwpid);
 		else if (errno != EINVAL && errno != ESRCH)
-			fprintf(stderr, "cputrack: can't access perf counter - %s\n",
-				strerror(errno));
+			fprintf(stderr, "%6d: tick: lwp%d: can't access perf counter - %s\n",
+				(int)l->pid, (int)l->lwpid, strerror(errno));
 	}
 	for (k = 0; k < g.sets[s].nreqs; k++) {
 		uint64_t a, n, b;
@@ -318,8 +325,6 @@ static int init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)arg;
 	if (!l || !proc_get(pid))
 		return -1;
-	if (g.create_mode && !g.cmdpid)
-		g.cmdpid = pid;	/* the command's first LWP */
 	l->pid = pid;
 	l->lwpid = lwpid;
 	l->cur = -1;
@@ -327,9 +332,11 @@ static int init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	l->base = bufs_new();
 	l->now = bufs_new();
 	l->acc = bufs_new();
+	l->prev = bufs_new();
 	l->next = g.lwps;
 	g.lwps = l;
-	if (!l->set || !l->base || !l->now || !l->acc || lwp_bind(pctx, l, 0) < 0) {
+	if (!l->set || !l->base || !l->now || !l->acc || !l->prev ||
+	    lwp_bind(pctx, l, 0) < 0) {
 		lwp_drop(l);
 		g.errors++;
 		return -1;
@@ -390,16 +397,27 @@ static int lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return 0;
 }
 
+/* Solaris' fork row and exec name row: two blank value columns and a note. */
+static void blank_row(pid_t pid, id_t lwpid, const char *label, const char *note)
+{
+	fprintf(g.out, "%7.3f ", now_secs());
+	if (g.pidcol)
+		fprintf(g.out, "%6d ", (int)pid);
+	fprintf(g.out, "%3d %10s ", (int)lwpid, label);
+	if (g.tsc)
+		fprintf(g.out, "%9s ", "");
+	fprintf(g.out, "%9s %9s %s\n", "", "", note);
+	fflush(g.out);
+}
+
 static void pfork(pctx_t *pctx, pid_t pid, id_t lwpid, pid_t child, void *arg)
 {
-	struct lwp *l = lwp_find(pid, lwpid);
 	char note[32];
 
 	(void)pctx;
 	(void)arg;
 	snprintf(note, sizeof(note), "# %d", (int)child);
-	if (l)
-		lwp_row(l, "fork", note);
+	blank_row(pid, lwpid, "fork", note);
 }
 
 static int pexec(pctx_t *pctx, pid_t pid, id_t lwpid, char *name, void *arg)
@@ -408,23 +426,41 @@ static int pexec(pctx_t *pctx, pid_t pid, id_t lwpid, char *name, void *arg)
 
 	(void)pctx;
 	(void)arg;
-	snprintf(note, sizeof(note), "# '%s'", name);
 	/* Every LWP of the old image was finished: the sums are the totals. */
-	proc_rows(pid, lwpid, "exec", note);
+	proc_rows(pid, lwpid, "exec", NULL);
 	proc_drop(pid);
-	return g.follow_exec ? 0 : 1;
+	snprintf(note, sizeof(note), "# '%s'", name);
+	blank_row(pid, 1, "exec", note);
+	return g.follow_exec ? 0 : -1;
 }
 
 static void pexit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	(void)pctx;
 	(void)arg;
+	(void)status;
 	proc_rows(pid, lwpid, "exit", NULL);
 	proc_drop(pid);
-	if (pid == g.cmdpid) {
-		g.cmdstatus = status;
-		g.cmdgone = 1;
+}
+
+/* A tick row: what the LWP counted since its previous tick, as on Solaris. */
+static void tick_row(struct lwp *l)
+{
+	uint64_t vals[CPCT_MAX_REQS], tick, tot[CPCT_MAX_REQS], t;
+	int s = l->cur, k;
+
+	if (lwp_sample(l, tot, &t) < 0)
+		return;
+	for (k = 0; k < g.sets[s].nreqs; k++) {
+		uint64_t n, p;
+
+		cpc_buf_get(g.cpc, l->now[s], k, &n);
+		cpc_buf_get(g.cpc, l->prev[s], k, &p);
+		vals[k] = n - p;
 	}
+	tick = cpc_buf_tick(g.cpc, l->now[s]) - cpc_buf_tick(g.cpc, l->prev[s]);
+	cpc_buf_copy(g.cpc, l->prev[s], l->now[s]);
+	row(l->pid, l->lwpid, "tick", s, tick, vals, NULL);
 }
 
 static int tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
@@ -432,11 +468,9 @@ static int tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	struct lwp *l = lwp_find(pid, lwpid);
 
 	(void)arg;
-	if (interrupted && !g.create_mode)
-		return 1;
 	if (!l)
 		return 0;
-	lwp_row(l, "tick", NULL);
+	tick_row(l);
 	/* Several sets take turns, one per tick. */
 	if (g.nsets > 1 && l->cur >= 0) {
 		int s = l->cur, next = (s + 1) % g.nsets;
@@ -451,29 +485,21 @@ static int tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return 0;
 }
 
+/* -p: an interrupt ends the tracking, and the process runs on. */
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	pctx_terminate(g.pctx);
 }
 
 /* ---- main ------------------------------------------------------------------------ */
-
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
 
 int main(int argc, char **argv)
 {
 	double secs = 1.0;
 	long long count = 0;
 	const char **specs = NULL, *outfile = NULL;
-	int nspecs = 0, c, s, ret = 0, hflag = 0;
+	int nspecs = 0, c, s, ret, hflag = 0, errcnt = 0;
 	pid_t pid = 0;
 	pctx_t *pctx;
 	struct sigaction sa;
@@ -485,16 +511,18 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:")) != -1) {
 		switch (c) {
 		case 'T':
+			/* 0: no periodic sampling, only the LWP and process events. */
 			errno = 0;
 			secs = strtod(optarg, &end);
-			if (errno || *end || !(secs > 0) || !isfinite(secs) || secs > 4e6)
-				usage();
+			if (errno || *end || !(secs >= 0) || !isfinite(secs) || secs > 4e6)
+				errcnt++;
 			break;
 		case 'N':
+			/* 0: unlimited, the default. */
 			errno = 0;
 			count = strtoll(optarg, &end, 10);
-			if (errno || *end || count <= 0 || count > 0xffffffffLL)
-				usage();
+			if (errno || *end || count < 0 || count > 0xffffffffLL)
+				errcnt++;
 			break;
 		case 'D':
 			g.debug = 1;
@@ -531,33 +559,29 @@ int main(int argc, char **argv)
 			errno = 0;
 			pid = (pid_t)strtol(optarg, &end, 10);
 			if (errno || *end || pid <= 0)
-				usage();
+				errcnt++;
 			break;
 		default:
-			usage();
+			errcnt++;
 		}
 	}
-	/* -h: usage and the capability listing. */
+	g.cpc = cpc_open(CPC_VER_CURRENT);
+	if (!g.cpc) {
+		fprintf(stderr, "cputrack: cannot access performance counter library - %s\n",
+			strerror(errno));
+		return 1;
+	}
+	/* -h: the usage on stdout and the capability listing. */
 	if (hflag) {
-		g.cpc = cpc_open(CPC_VER_CURRENT);
-		if (!g.cpc) {
-			fprintf(stderr, "cputrack: can't access perf counter - %s\n",
-				strerror(errno));
-			return 1;
-		}
-		fputs(USAGE, stdout);
+		usage(stdout);
+		putchar('\n');
 		cpct_caps(stdout, g.cpc);
 		cpc_close(g.cpc);
 		return 0;
 	}
-	if (!nspecs || (pid && optind < argc) || (!pid && optind >= argc))
-		usage();
-
-	g.cpc = cpc_open(CPC_VER_CURRENT);
-	if (!g.cpc) {
-		fprintf(stderr, "cputrack: can't access perf counter - %s\n",
-			strerror(errno));
-		return 1;
+	if (errcnt || !nspecs || (pid && optind < argc) || (!pid && optind >= argc)) {
+		usage(stderr);
+		return 2;
 	}
 	cpc_seterrhndlr(g.cpc, cpct_errhndlr);
 	g.sets = calloc(nspecs, sizeof(*g.sets));
@@ -572,80 +596,68 @@ int main(int argc, char **argv)
 	if (outfile) {
 		g.out = fopen(outfile, "w");
 		if (!g.out) {
-			fprintf(stderr, "cputrack: cannot open %s: %s\n", outfile,
-				strerror(errno));
+			fprintf(stderr, "cputrack: cannot open '%s' for writing\n", outfile);
 			return 1;
 		}
 	}
 
 	if (pid) {
 		pctx = pctx_capture(pid, NULL, g.debug, pctx_errfn);
+		if (!pctx) {
+			fprintf(stderr, "cputrack: failed to capture pid %d\n", (int)pid);
+			return 1;
+		}
 	} else {
 		fflush(NULL);
-		g.create_mode = 1;
 		pctx = pctx_create(argv[optind], &argv[optind], NULL, g.debug, pctx_errfn);
+		if (!pctx) {
+			fprintf(stderr, "cputrack: failed to start program '%s'\n",
+				argv[optind]);
+			return 1;
+		}
 	}
-	if (!pctx)
+	g.pctx = pctx;
+	if (pctx_set_events(pctx,
+			    PCTX_SYSC_EXEC_EVENT, pexec,
+			    PCTX_SYSC_FORK_EVENT, g.follow_fork ? pfork : NULL,
+			    PCTX_SYSC_EXIT_EVENT, pexit,
+			    PCTX_SYSC_LWP_CREATE_EVENT, lwp_create,
+			    PCTX_INIT_LWP_EVENT, init_lwp,
+			    PCTX_FINI_LWP_EVENT, fini_lwp,
+			    PCTX_SYSC_LWP_EXIT_EVENT, lwp_exit,
+			    PCTX_NULL_EVENT) != 0) {
+		fprintf(stderr, "cputrack: can't bind process context ops to process\n");
+		pctx_release(pctx);
+		cpc_close(g.cpc);
 		return 1;
-	pctx_set_events(pctx,
-			PCTX_SYSC_EXEC_EVENT, pexec,
-			PCTX_SYSC_FORK_EVENT, g.follow_fork ? pfork : NULL,
-			PCTX_SYSC_EXIT_EVENT, pexit,
-			PCTX_SYSC_LWP_CREATE_EVENT, lwp_create,
-			PCTX_INIT_LWP_EVENT, init_lwp,
-			PCTX_FINI_LWP_EVENT, fini_lwp,
-			PCTX_SYSC_LWP_EXIT_EVENT, lwp_exit,
-			PCTX_NULL_EVENT);
+	}
 
 	/*
-	 * With -p, an interrupt ends the tracking (the process goes on).  A
-	 * command gets the terminal's interrupt itself: cputrack goes on until
-	 * it exits.
+	 * With -p, an interrupt ends the tracking and the process runs on.  A
+	 * command is killed with cputrack, as on Solaris (its terminal's
+	 * interrupt reaches both).
 	 */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	if (pid) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 
 	if (!g.notitle)
 		cputrack_title(g.out, g.pidcol, g.tsc, &g.sets[0]);
 	fflush(g.out);
-	g.t0 = mono_ns();
-	for (;;) {
-		long ms = llround(secs * 1000);
-		int r = pctx_run(pctx, (uint_t)(ms > 0 ? ms : 1), (uint_t)count, tick);
-
-		if (r == 0)
-			break;
-		if (errno != EINTR) {
-			ret = 1;
-			break;
-		}
-		/* With -p an interrupt ends the tracking; a command goes on. */
-		if (pid)
-			break;
-		interrupted = 0;
-	}
-	/* Finishes every LWP (their fini rows) and lets the processes go. */
+	g.t0 = gethrtime();
+	/* -T 0: pctx_run() with msec 0, which samples only at the events. */
+	ret = pctx_run(pctx, (uint_t)llround(secs * 1000), (uint_t)count, tick);
+	/* Lets a captured process go; kills a command not seen to its end. */
 	pctx_release(pctx);
 	if (g.out != stdout && fclose(g.out))
-		ret = 1;
+		ret = -1;
 	fflush(stdout);
 	cpc_close(g.cpc);
-	if (ret || g.errors)
-		return 1;
-	if (g.cmdpid) {
-		int status;
-
-		/* Not seen to the end (-N, or an exec without -e): wait for it. */
-		if (!g.cmdgone && waitpid(g.cmdpid, &status, 0) == g.cmdpid) {
-			g.cmdstatus = status;
-			g.cmdgone = 1;
-		}
-		if (g.cmdgone)
-			return exit_code(g.cmdstatus);
-	}
-	return 0;
+	/* Solaris' exit status: 1 when pctx_run() failed or was stopped. */
+	return ret || g.errors ? 1 : 0;
 }

@@ -6,9 +6,10 @@
  * Besides the libcpc API this header provides the few Solaris definitions
  * that libcpc programs take for granted (hrtime_t, gethrtime() and <sys/time.h>,
  * processorid_t, uint_t, _lwp_self(), SIGEMT, EMT_CPCOVF and the <sys/regset.h> names PC, SP,
- * REG_PC, REG_SP), so that they compile unchanged.  The obsolete CPCv1
- * interface, which Solaris declares only for SPARC and 32-bit x86, is not
- * provided.
+ * REG_PC, REG_SP), so that they compile unchanged.  Each of them steps
+ * aside for a port that defines it as a macro first (uperf's
+ * "#define hrtime_t uint64_t", a "#define _lwp_self() ...").  The obsolete
+ * CPCv1 interface is in <libcpc.h> too (libcpc_v1.c).
  */
 #ifndef _LIBCPC_H
 #define _LIBCPC_H
@@ -55,7 +56,10 @@ extern "C" {
 #define _PMCOMPAT_UINT_T
 typedef unsigned int uint_t;
 #endif
+/* A port's "#define hrtime_t uint64_t" (uperf) stands: same size. */
+#ifndef hrtime_t
 __extension__ typedef long long hrtime_t;	/* nanoseconds */
+#endif
 #ifndef _PMCOMPAT_PROCESSORID_T
 #define _PMCOMPAT_PROCESSORID_T
 typedef int processorid_t;		/* a CPU number, as in sched_setaffinity(2) */
@@ -65,7 +69,9 @@ typedef int processorid_t;		/* a CPU number, as in sched_setaffinity(2) */
  * gethrtime(3C): nanoseconds of CLOCK_MONOTONIC, which never goes back (in
  * libcpc; Solaris declares it in <sys/time.h>, which <libcpc.h> brings in).
  */
+#if !defined(gethrtime) && !defined(_LIBCPC_NO_GETHRTIME)
 hrtime_t gethrtime(void);
+#endif
 
 /*
  * SIGEMT: the overflow signal.  x86 Linux has no SIGEMT; libcpc uses this
@@ -107,11 +113,13 @@ hrtime_t gethrtime(void);
 #endif
 
 /* The id of the calling thread (LWP): its Linux thread id, gettid(2). */
+#ifndef _lwp_self
 extern long __libcpc_syscall(long __nr, ...) __asm__("syscall");
 static __inline__ id_t _lwp_self(void)
 {
 	return (id_t)__libcpc_syscall(SYS_gettid);
 }
+#endif
 
 /* ---- libcpc -------------------------------------------------------------- */
 

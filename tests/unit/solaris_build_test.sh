@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Solaris programs build with the Solaris command line, cc prog.c -lcpc,
+# against a staged install of libcpc (issue 22): <sys/procset.h> with
+# processor_bind(P_LWPID, P_MYID, ...) (M9), uperf's "#define hrtime_t
+# uint64_t" before <libcpc.h> in its CPCv2 and CPCv1 modes (M1), a port's
+# own _lwp_self() and gethrtime macros (L1).  TAP, with a kselftest-style
+# "# Totals:" line.  TOP and O are filled in when the test is built.
+TOP=@TOP@
+O=@O@
+stage=$(mktemp -d)
+work=$(mktemp -d)
+trap 'rm -rf "$stage" "$work"' EXIT
+. "$TOP/tests/unit/tap.sh"
+
+echo "TAP version 13"
+echo "1..8"
+inc=$stage/usr/include
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
+lib=$stage/usr/lib${ma:+/$ma}
+check "staged install of libcpc" \
+	make -s -C "$TOP/tools" O="$O" install-libcpc DESTDIR="$stage" PREFIX=/usr
+CC="cc -Wall -Werror -I$inc -L$lib -Wl,-rpath-link,$lib"
+
+cat >"$work/pbind.c" <<'P'
+#include <sys/types.h>
+#include <sys/processor.h>
+#include <sys/procset.h>
+#include <stdio.h>
+
+int main(void)
+{
+	processorid_t obind;
+
+	if (processor_bind(P_LWPID, P_MYID, PBIND_QUERY, &obind) != 0)
+		return 1;
+	printf("%d\n", (int)obind);
+	return 0;
+}
+P
+check "sys/procset.h: processor_bind(P_LWPID, P_MYID) with cc prog.c -lcpc" \
+	$CC -o "$work/pbind" "$work/pbind.c" -lcpc
+check "processor_bind(P_LWPID, P_MYID, PBIND_QUERY) runs" \
+	env LD_LIBRARY_PATH="$lib" "$work/pbind"
+check "#define hrtime_t uint64_t before <libcpc.h>, CPCv2 calls" \
+	$CC -DUSE_CPCv2 -o "$work/hw2" "$TOP/tests/examples/solaris-hrtime-define.c" -lcpc
+check "#define hrtime_t uint64_t before <libcpc.h>, CPCv1 calls" \
+	$CC -DUSE_CPCv1 -o "$work/hw1" "$TOP/tests/examples/solaris-hrtime-define.c" -lcpc
+check "the same in strict C99" \
+	$CC -std=c99 -DUSE_CPCv2 -fsyntax-only "$TOP/tests/examples/solaris-hrtime-define.c"
+
+cat >"$work/lwp.c" <<'P'
+#include <unistd.h>
+#include <sys/syscall.h>
+#define _lwp_self()	((int)syscall(SYS_gettid))
+#define gethrtime	my_gethrtime
+#include <libcpc.h>
+#include <time.h>
+
+static long long my_gethrtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int main(void)
+{
+	return _lwp_self() > 0 && gethrtime() > 0 ? 0 : 1;
+}
+P
+check "a port's own _lwp_self() and gethrtime macros before <libcpc.h>" \
+	$CC -o "$work/lwp" "$work/lwp.c" -lcpc
+check "C++: #define hrtime_t before <libcpc.h>" \
+	sh -c "printf '#include <stdint.h>\n#define hrtime_t uint64_t\n#include <libcpc.h>\nhrtime_t t;\nint main() { return (int)sizeof(t) - 8; }\n' >'$work/x.cc' && c++ -Wall -Werror -I'$inc' -o '$work/x' '$work/x.cc'"
+totals
