@@ -206,6 +206,97 @@ TEST(events)
 	EXPECT_EQ(NULL, prof_event_find(""));
 }
 
+/* Tru64's statistic names (pfm(7): EV5, and three EV6 ones), any case. */
+TEST(tru64_statistic_names)
+{
+	static const char *const pairs[][2] = {
+		{ "cycles0", "cycles" }, { "issues", "issues" },
+		{ "pipedry", "pipeline_dry" }, { "flowchanges", "flow_change" },
+		{ "loads", "load_instructions" }, { "stores", "store_instructions" },
+		{ "icacheacc", "icache_access" }, { "dcacheacc", "dcache_access" },
+		{ "scacheacc", "scache_access" }, { "scachereads", "scache_read" },
+		{ "scachewrites1", "scache_write" },
+		{ "branchmispredicts", "branch_mispredicts" },
+		{ "icachemisses", "icache_misses" }, { "itbmisses", "itb_miss" },
+		{ "dcacheldmisses", "dcache_misses" }, { "dtbmisses", "dtb_miss" },
+		{ "scachemisses", "scache_miss" }, { "scachereadmisses", "scache_read_miss" },
+		{ "scachewritemisses", "scache_write_miss" },
+		{ "retinst", "issues" }, { "retitbmiss", "itb_miss" },
+		{ "retdtb1miss", "dtb_miss" }, { "Flowchanges", "flow_change" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		const struct prof_event *ev = prof_event_find(pairs[i][0]);
+
+		ASSERT_NE(NULL, ev) TH_LOG("%s", pairs[i][0]);
+		EXPECT_STREQ(pairs[i][1], ev->name);
+	}
+	/* EV6 statistics with no EV5 event that counts them here. */
+	EXPECT_EQ(NULL, prof_event_find("retcondbranch"));
+	EXPECT_EQ(NULL, prof_event_find("replay"));
+}
+
+static int parse(struct prof_cmdline *c, bool kernel, char *err, const char *const *args)
+{
+	char *argv[16];
+	int argc = 0;
+
+	argv[argc++] = "prof";
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	return prof_parse_cmdline(c, argc, argv, kernel, err, PROF_ERRLEN);
+}
+
+/* Tru64's command lines, and this tool's. */
+TEST(command_lines)
+{
+	struct prof_cmdline c;
+	char err[PROF_ERRLEN];
+
+	/* uprofile -stride 2 -all dcacheldmisses ./a.out 1 */
+	ASSERT_EQ(0, parse(&c, false, err, (const char *[]){ "-v", "-quiet", "-stride", "2",
+		  "-all", "dcacheldmisses", "./a.out", "1", NULL }));
+	EXPECT_STREQ("dcache_misses", c.ev->name);
+	EXPECT_EQ(2UL, c.stride);
+	EXPECT_EQ(7, c.cmd);
+	/* A command named like no statistic is the command. */
+	ASSERT_EQ(0, parse(&c, false, err, (const char *[]){ "-e", "issues", "-o", "f", "make",
+		  "cycles", NULL }));
+	EXPECT_STREQ("issues", c.ev->name);
+	EXPECT_STREQ("f", c.out);
+	EXPECT_EQ(5, c.cmd);
+	ASSERT_EQ(0, parse(&c, false, err, (const char *[]){ "-f256", "--", "cycles0", "x", NULL }));
+	EXPECT_STREQ("256", c.rate_arg);
+	EXPECT_STREQ("cycles", c.ev->name);	/* a statistic operand after -- too */
+	EXPECT_EQ(4, c.cmd);
+	ASSERT_EQ(0, parse(&c, false, err, (const char *[]){ "./cycles", NULL }));
+	EXPECT_EQ(NULL, c.ev);
+	EXPECT_EQ(1, c.cmd);
+	/* kprofile -ra retinst 10 */
+	ASSERT_EQ(0, parse(&c, true, err, (const char *[]){ "-ra", "retinst", "10", NULL }));
+	EXPECT_TRUE(c.caller);
+	EXPECT_STREQ("issues", c.ev->name);
+	EXPECT_EQ(3, c.cmd);
+	ASSERT_EQ(0, parse(&c, true, err, (const char *[]){ "-c", NULL }));
+	EXPECT_TRUE(c.caller);
+	EXPECT_EQ(2, c.cmd);
+	/* Errors. */
+	EXPECT_EQ(-1, parse(&c, false, err, (const char *[]){ "-ra", "x", NULL }));
+	EXPECT_EQ(-1, parse(&c, false, err, (const char *[]){ "-c", "x", NULL }));
+	EXPECT_EQ(-1, parse(&c, false, err, (const char *[]){ "-stride", "3", "x", NULL }));
+	EXPECT_STREQ("-stride 3: a power of 2 from 1 to 16777216 instructions", err);
+	EXPECT_EQ(-1, parse(&c, false, err, (const char *[]){ "-each", "x", NULL }));
+	EXPECT_STREQ("-each: Tru64's option is not supported (see COMPATIBILITY in the manual)",
+		     err);
+	EXPECT_EQ(-1, parse(&c, false, err, (const char *[]){ "cycles", "issues", "x", NULL }));
+	EXPECT_STREQ("issues: one statistic at a time (the device profiles one event)", err);
+	EXPECT_EQ(-1, parse(&c, false, err, (const char *[]){ "-e", "nosuch", "x", NULL }));
+	EXPECT_STREQ("unknown event nosuch (see the EVENTS section of the manual)", err);
+	EXPECT_EQ(-1, parse(&c, false, err, (const char *[]){ "-e", NULL }));
+}
+
 TEST(rates)
 {
 	const struct prof_event *c0 = prof_event_find("cycles");

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of the symbolizer of uprofile(1) and kprofile(1)
- * (tools/profile/profile_syms.c): this test program's own ELF symbols
- * mapped to the addresses it runs at (it is a PIE, loaded at a random
- * base), the flat profile of buckets at its functions, /proc/kallsyms text
- * and /proc/PID/maps lines.
+ * (tools/profile/profile_syms.c, elfutils' libdwfl): this test process's
+ * own objects (this program, a PIE loaded at a random base; the C library;
+ * the vDSO) at the addresses they run at, a stripped copy of this program
+ * whose symbols are in a separate debug file, the flat profile of buckets
+ * in several ranges, /proc/kallsyms text, /proc/PID/maps lines and the
+ * ranges uprofile profiles.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile_fmt.h"
@@ -33,11 +37,14 @@ __attribute__((noinline, aligned(64))) static int prof_test_local(int x)
 	return x ^ 0x55;
 }
 
-/* The text mapping of this program, and its load bias; 0 or -1. */
+/*
+ * The text mapping of this program, and where it is loaded (the start of
+ * its mapping at file offset 0); 0 or -1.
+ */
 static int own_text(char *exe, size_t len, uint64_t *start, uint64_t *end,
-		    int64_t *bias)
+		    uint64_t *base)
 {
-	char line[4352], err[PROF_ERRLEN];
+	char line[4352];
 	struct prof_map m;
 	ssize_t n;
 	FILE *f;
@@ -50,27 +57,30 @@ static int own_text(char *exe, size_t len, uint64_t *start, uint64_t *end,
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return -1;
+	*base = 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (prof_parse_maps_line(line, &m) || !m.exec || strcmp(m.path, exe))
+		if (prof_parse_maps_line(line, &m) || strcmp(m.path, exe))
 			continue;
-		if (!found && prof_elf_bias(exe, m.start, m.off, bias, err, sizeof(err)))
-			break;
+		if (!m.off && !*base)
+			*base = m.start;
+		if (!m.exec)
+			continue;
 		if (!found)
 			*start = m.start;
 		*end = m.end;
 		found = 1;
 	}
 	fclose(f);
-	return found ? 0 : -1;
+	return found && *base ? 0 : -1;
 }
 
 FIXTURE(self_elf) {
 	struct prof_symtab t;
 	char exe[PATH_MAX];
-	uint64_t start, end;
-	int64_t bias;
+	uint64_t start, end, base;
 };
 
+/* Every object of this process, through dwfl_linux_proc_report(). */
 FIXTURE_SETUP(self_elf)
 {
 	char err[PROF_ERRLEN];
@@ -78,9 +88,9 @@ FIXTURE_SETUP(self_elf)
 
 	prof_symtab_init(&self->t);
 	ASSERT_EQ(0, own_text(self->exe, sizeof(self->exe), &self->start,
-			      &self->end, &self->bias));
-	n = prof_syms_add_elf(&self->t, self->exe, self->bias, err, sizeof(err));
-	ASSERT_LT(0, n) TH_LOG("%s", err);
+			      &self->end, &self->base));
+	n = prof_syms_add_proc(&self->t, getpid(), self->exe, err, sizeof(err));
+	ASSERT_LT(2, n) TH_LOG("%s", err);
 }
 
 FIXTURE_TEARDOWN(self_elf)
@@ -154,19 +164,183 @@ TEST_F(self_elf, flat_profile_of_own_text)
 	free(buckets);
 }
 
+/* getpid() of the C library, a shared library mapped gigabytes away. */
+TEST_F(self_elf, shared_library_function)
+{
+	uint64_t g = (uintptr_t)getpid;
+	const struct prof_module *m;
+	const struct prof_sym *s;
+
+	s = prof_symtab_lookup(&self->t, g);
+	ASSERT_NE(NULL, s);
+	/* Of its aliases (__getpid), the plain name; with its object. */
+	EXPECT_STREQ("getpid (libc.so.6)", s->name);
+	EXPECT_EQ(g, s->addr);
+	m = prof_symtab_module(&self->t, g);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("(unknown in libc.so.6)", m->unknown);
+	m = prof_symtab_module(&self->t, (uintptr_t)prof_test_hot_a);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("(unknown)", m->unknown);
+	EXPECT_EQ(getpid(), getpid());
+}
+
+/* The vDSO has no file: libdwfl reads it from the process. */
+TEST_F(self_elf, vdso_functions)
+{
+	uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+	const struct prof_module *m;
+	size_t i, n = 0;
+
+	if (!vdso)
+		SKIP(return, "no vDSO");
+	m = prof_symtab_module(&self->t, vdso);
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("(unknown in [vdso])", m->unknown);
+	for (i = 0; i < self->t.n; i++) {
+		const char *name = self->t.syms[i].name;
+		size_t len = strlen(name);
+
+		if (len > 9 && !strcmp(name + len - 9, " ([vdso])")) {
+			EXPECT_EQ(m, prof_symtab_module(&self->t, self->t.syms[i].addr));
+			n++;
+		}
+	}
+	EXPECT_LT(0, (int)n);
+}
+
+/*
+ * Buckets in this program's text and in the C library's (two ranges, as
+ * uprofile's two opens give them), samples outside both, and a sample in
+ * the C library where no function is: every share is of all samples.
+ */
+TEST_F(self_elf, flat_profile_of_two_ranges)
+{
+	uint64_t a = (uintptr_t)prof_test_hot_a, g = (uintptr_t)getpid, hole = 0;
+	uint32_t exe_b[4] = { 300 }, lib_b[1] = { 100 }, hole_b[1] = { 50 };
+	const struct prof_module *m = prof_symtab_module(&self->t, g);
+	struct prof_buckets b[3] = {
+		{ exe_b, 4, a, 16 },
+		{ lib_b, 1, g, 16 },
+		{ hole_b, 1, 0, 16 },
+	};
+	struct prof_entry *e;
+	uint64_t total;
+	char *out = NULL;
+	size_t len = 0;
+	long ne;
+	FILE *f;
+
+	ASSERT_NE(NULL, m);
+	/* A bucket of libc's extent where no function is: its ELF header. */
+	hole = m->start;
+	ASSERT_EQ(NULL, prof_symtab_lookup(&self->t, hole));
+	b[2].start = hole;
+	ne = prof_aggregate_ranges(&self->t, b, 3, 550, &e, &total);
+	ASSERT_EQ(4, ne);
+	EXPECT_EQ(1000, total);
+	f = open_memstream(&out, &len);
+	ASSERT_NE(NULL, f);
+	prof_print(f, "t", e, ne, total);
+	fclose(f);
+	EXPECT_STREQ("t\n\n"
+		     " %time  cumulative        self  name\n"
+		     "           samples     samples\n"
+		     " 55.00         550         550  (outside the profiled text)\n"
+		     " 30.00         850         300  prof_test_hot_a\n"
+		     " 10.00         950         100  getpid (libc.so.6)\n"
+		     "  5.00        1000          50  (unknown in libc.so.6)\n", out);
+	free(out);
+	free(e);
+}
+
+/* A scratch directory for the stripped copies; removed by the test. */
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	return st == 0 ? 0 : -1;
+}
+
+/*
+ * A stripped copy of this program (no .symtab, and its functions are not
+ * in .dynsym) names no function by itself; with its separate debug file
+ * beside it (.gnu_debuglink) or under a debuginfo directory by build-id,
+ * it names them all.
+ */
+TEST_F(self_elf, stripped_with_separate_debug_file)
+{
+	char dir[] = "/tmp/profsyms.XXXXXX", cmd[3 * PATH_MAX + 512], path[PATH_MAX];
+	char err[PROF_ERRLEN];
+	uint64_t a = (uintptr_t)prof_test_hot_a;
+	const struct prof_sym *s;
+	struct prof_symtab t;
+
+	if (run("command -v objcopy >/dev/null 2>&1"))
+		SKIP(return, "no objcopy");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* x.debug, and x: stripped, with a debuglink to x.debug; y: no link. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && objcopy --only-keep-debug '%s' x.debug && "
+		 "objcopy --strip-all '%s' y && objcopy --add-gnu-debuglink=x.debug y x && "
+		 "id=$(readelf -n y | sed -n 's/.*Build ID: *//p') && [ -n \"$id\" ] && "
+		 "mkdir -p dbg/.build-id/${id%%${id#??}} && "
+		 "cp x.debug dbg/.build-id/${id%%${id#??}}/${id#??}.debug",
+		 dir, self->exe, self->exe);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", cmd);
+
+	/* Without a debug file: the function is not known. */
+	prof_symtab_init(&t);
+	snprintf(path, sizeof(path), "%s/y", dir);
+	ASSERT_LE(0, prof_syms_add_file(&t, path, self->base, true, "/nonexistent",
+					err, sizeof(err))) TH_LOG("%s", err);
+	s = prof_symtab_lookup(&t, a);
+	EXPECT_TRUE(!s || strcmp(s->name, "prof_test_hot_a"));
+	prof_symtab_free(&t);
+
+	/* .gnu_debuglink: x.debug beside x. */
+	prof_symtab_init(&t);
+	snprintf(path, sizeof(path), "%s/x", dir);
+	ASSERT_LT(0, prof_syms_add_file(&t, path, self->base, true, NULL,
+					err, sizeof(err))) TH_LOG("%s", err);
+	s = prof_symtab_lookup(&t, a);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("prof_test_hot_a", s->name);
+	s = prof_symtab_lookup(&t, (uintptr_t)prof_test_local);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("prof_test_local", s->name);
+	prof_symtab_free(&t);
+
+	/* Build-id: DIR/.build-id/xx/yyyy.debug of a debuginfo directory. */
+	prof_symtab_init(&t);
+	snprintf(path, sizeof(path), "%s/y", dir);
+	snprintf(cmd, sizeof(cmd), "%s/dbg", dir);
+	ASSERT_LT(0, prof_syms_add_file(&t, path, self->base, true, cmd,
+					err, sizeof(err))) TH_LOG("%s", err);
+	s = prof_symtab_lookup(&t, a);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("prof_test_hot_a", s->name);
+	prof_symtab_free(&t);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, run(cmd));
+}
+
 TEST(not_an_elf_file)
 {
 	struct prof_symtab t;
 	char err[PROF_ERRLEN];
-	int64_t bias;
 
 	prof_symtab_init(&t);
-	EXPECT_EQ(-1, prof_syms_add_elf(&t, "/proc/self/status", 0, err, sizeof(err)));
-	EXPECT_STREQ("/proc/self/status: not an ELF file", err);
-	EXPECT_EQ(-1, prof_syms_add_elf(&t, "/nonexistent/x", 0, err, sizeof(err)));
-	EXPECT_STREQ("/nonexistent/x: No such file or directory", err);
-	EXPECT_EQ(-1, prof_elf_bias("/nonexistent/x", 0, 0, &bias, err, sizeof(err)));
+	EXPECT_EQ(-1, prof_syms_add_file(&t, "/proc/self/status", 0, true, NULL, err,
+					 sizeof(err)));
+	EXPECT_EQ(0, strncmp(err, "/proc/self/status: ", 19)) TH_LOG("%s", err);
+	EXPECT_EQ(-1, prof_syms_add_file(&t, "/nonexistent/x", 0, true, NULL, err,
+					 sizeof(err)));
+	EXPECT_EQ(0, strncmp(err, "/nonexistent/x: ", 16)) TH_LOG("%s", err);
 	EXPECT_EQ(0, (int)t.n);
+	EXPECT_EQ(-1, prof_syms_add_proc(&t, 0x7ffffff0, NULL, err, sizeof(err)));
+	prof_symtab_free(&t);
 }
 
 static const char kallsyms[] =
@@ -268,64 +442,72 @@ static struct prof_map map(uint64_t start, uint64_t end, bool exec, const char *
 	return m;
 }
 
-/* A PIE far from its libraries: the executable's text alone. */
-TEST(pick_text_far_libraries)
+/*
+ * A PIE far from its libraries: its text is one range, the libraries, the
+ * dynamic linker and the vDSO (all in the mmap area) another; [vsyscall]
+ * and anonymous or data mappings none.
+ */
+TEST(pick_ranges_far_libraries)
 {
 	struct prof_map m[] = {
-		map(0x555555556000, 0x555555558000, true, "/bin/x"),
 		map(0x7ffff7dd0000, 0x7ffff7f20000, true, "/lib/libc.so.6"),
+		map(0x555555554000, 0x555555556000, false, "/bin/x"),
+		map(0x555555556000, 0x555555558000, true, "/bin/x"),
 		map(0x7ffff7fc5000, 0x7ffff7feb000, true, "/lib/ld-linux-x86-64.so.2"),
 		map(0x7ffff7fc1000, 0x7ffff7fc3000, true, "[vdso]"),
+		map(0x7ffff7fb0000, 0x7ffff7fb1000, true, ""),
+		map(0xffffffffff600000, 0xffffffffff601000, true, "[vsyscall]"),
 	};
-	bool in[4];
-	uint64_t lo, hi;
+	struct prof_range r[4];
+	size_t left;
 
-	ASSERT_EQ(0, prof_pick_text(m, 4, "/bin/x", 64 << 20, &lo, &hi, in));
-	EXPECT_EQ(0x555555556000ULL, lo);
-	EXPECT_EQ(0x555555558000ULL, hi);
-	EXPECT_TRUE(in[0]);
-	EXPECT_FALSE(in[1]);
-	EXPECT_FALSE(in[2]);
-	EXPECT_FALSE(in[3]);
-	EXPECT_EQ(-1, prof_pick_text(m, 4, "/bin/y", 64 << 20, &lo, &hi, in));
+	ASSERT_EQ(2, prof_pick_ranges(m, 7, "/bin/x", 64 << 20, r, 4, &left));
+	EXPECT_EQ(0x555555556000ULL, r[0].start);
+	EXPECT_EQ(0x555555558000ULL, r[0].end);
+	EXPECT_EQ(0x7ffff7dd0000ULL, r[1].start);
+	EXPECT_EQ(0x7ffff7feb000ULL, r[1].end);
+	EXPECT_EQ(0, (int)left);
+	/* One open only: the executable's range; the other is left out. */
+	ASSERT_EQ(1, prof_pick_ranges(m, 7, "/bin/x", 64 << 20, r, 1, &left));
+	EXPECT_EQ(0x555555556000ULL, r[0].start);
+	EXPECT_EQ(1, (int)left);
+	EXPECT_EQ(-1, prof_pick_ranges(m, 7, "/bin/y", 64 << 20, r, 4, &left));
 }
 
-/* Libraries near the executable join it, nearest first, while the span allows. */
-TEST(pick_text_near_libraries)
+/* Ranges within the span; the executable's first, then by address. */
+TEST(pick_ranges_span)
 {
 	struct prof_map m[] = {
-		map(0x10000000, 0x10100000, true, "/lib/liba.so"),	/* 4 MiB below */
-		map(0x10400000, 0x10500000, false, "/bin/x"),
+		map(0x10000000, 0x10100000, true, "/lib/liba.so"),
 		map(0x10500000, 0x10600000, true, "/bin/x"),
 		map(0x10600000, 0x10700000, true, "/bin/x"),
-		map(0x10800000, 0x10900000, true, "/lib/libb.so"),	/* just above */
-		map(0x30000000, 0x30100000, true, "/lib/libc.so"),	/* far */
-		map(0x10900000, 0x10a00000, true, ""),			/* anonymous */
+		map(0x10800000, 0x10900000, true, "/lib/libb.so"),
+		map(0x30000000, 0x30100000, true, "/lib/libc.so"),
+		map(0x40000000, 0x48000000, true, "/lib/huge.so"),	/* 128 MiB */
 	};
-	bool in[7];
-	uint64_t lo, hi;
+	struct prof_range r[4];
+	size_t left;
 
-	ASSERT_EQ(0, prof_pick_text(m, 7, "/bin/x", 9 << 20, &lo, &hi, in));
-	EXPECT_EQ(0x10000000ULL, lo);
-	EXPECT_EQ(0x10900000ULL, hi);
-	EXPECT_TRUE(in[0]);
-	EXPECT_FALSE(in[1]);	/* not text */
-	EXPECT_TRUE(in[2]);
-	EXPECT_TRUE(in[3]);
-	EXPECT_TRUE(in[4]);
-	EXPECT_FALSE(in[5]);
-	EXPECT_FALSE(in[6]);
-	/* A smaller span: libb only. */
-	ASSERT_EQ(0, prof_pick_text(m, 7, "/bin/x", 5 << 20, &lo, &hi, in));
-	EXPECT_EQ(0x10500000ULL, lo);
-	EXPECT_EQ(0x10900000ULL, hi);
-	EXPECT_FALSE(in[0]);
-	EXPECT_TRUE(in[4]);
-	/* Smaller than the executable itself: still the executable. */
-	ASSERT_EQ(0, prof_pick_text(m, 7, "/bin/x", 4096, &lo, &hi, in));
-	EXPECT_EQ(0x10500000ULL, lo);
-	EXPECT_EQ(0x10700000ULL, hi);
-	EXPECT_FALSE(in[4]);
+	ASSERT_EQ(3, prof_pick_ranges(m, 6, "/bin/x", 9 << 20, r, 4, &left));
+	EXPECT_EQ(0x10000000ULL, r[0].start);
+	EXPECT_EQ(0x10900000ULL, r[0].end);
+	EXPECT_EQ(0x30000000ULL, r[1].start);
+	EXPECT_EQ(0x30100000ULL, r[1].end);
+	/* Larger than the span: a range of its own. */
+	EXPECT_EQ(0x40000000ULL, r[2].start);
+	EXPECT_EQ(0x48000000ULL, r[2].end);
+	EXPECT_EQ(0, (int)left);
+	/* A smaller span: liba alone, the executable with libb. */
+	ASSERT_EQ(4, prof_pick_ranges(m, 6, "/bin/x", 5 << 20, r, 4, &left));
+	EXPECT_EQ(0x10500000ULL, r[0].start);
+	EXPECT_EQ(0x10900000ULL, r[0].end);
+	EXPECT_EQ(0x10000000ULL, r[1].start);
+	EXPECT_EQ(0x10100000ULL, r[1].end);
+	EXPECT_EQ(0x30000000ULL, r[2].start);
+	EXPECT_EQ(0x40000000ULL, r[3].start);
+	EXPECT_EQ(0, (int)left);
+	ASSERT_EQ(2, prof_pick_ranges(m, 6, "/bin/x", 5 << 20, r, 2, &left));
+	EXPECT_EQ(2, (int)left);
 }
 
 TEST_HARNESS_MAIN

@@ -29,7 +29,7 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: kprofile [-c] [-e event] [-f frequency] [-o file] [seconds | command [args ...]]\n");
+		"usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [statistic] [seconds | command [args ...]]\n");
 	exit(2);
 }
 
@@ -146,16 +146,14 @@ int main(int argc, char **argv)
 	const char *req;
 	uint32_t *buckets;
 	size_t nbuckets;
-	int fd, ch, e, status = 0;
+	struct prof_buckets b;
+	uint64_t ticks, in = 0;
+	size_t j;
+	int fd, e, status = 0;
 	pid_t pid = -1;
 
 	prof_opts_init(&o);
-	while ((ch = getopt(argc, argv, "+ce:f:o:")) != -1) {
-		if (ch == 'c')
-			o.caller = true;
-		else if (prof_common_opt(&o, ch, optarg, usage))
-			usage();
-	}
+	optind = prof_parse_opts(&o, argc, argv, true, usage);
 	prof_opts_finish(&o, usage);
 	if (optind == argc - 1 && all_digits(argv[optind])) {
 		char *endp;
@@ -172,7 +170,7 @@ int main(int argc, char **argv)
 	prof_symtab_init(&syms);
 	kernel_text(&syms, &start, &end);
 	fd = prof_dev_open();
-	e = prof_dev_range(fd, true, start, end, 4, &bucket_bytes);
+	e = prof_dev_range(fd, true, start, end, o.stride ? o.stride : 4, &bucket_bytes);
 	if (e == -EPERM)
 		errx(1, "/dev/pfcntr: PCNTSETKRANGE: not permitted: %s", NEED_PRIV);
 	if (e)
@@ -213,9 +211,17 @@ int main(int argc, char **argv)
 	}
 
 	buckets = prof_dev_read(fd, &nbuckets);
+	/* The samples outside the kernel's text (modules), or dropped by -c. */
+	ticks = prof_dev_ticks(fd, &o);
+	for (j = 0; j < nbuckets; j++)
+		in += buckets[j];
 	close(fd);
+	b.counts = buckets;
+	b.n = nbuckets;
+	b.start = start;
+	b.bucket_bytes = bucket_bytes;
 	prof_report(&o, "kprofile", o.caller ? "kernel mode, callers" : "kernel mode",
-		    &syms, buckets, nbuckets, start, bucket_bytes);
+		    &syms, &b, 1, ticks > in ? ticks - in : 0);
 	free(buckets);
 	prof_symtab_free(&syms);
 	return pid > 0 ? prof_exit_code(status) : 0;

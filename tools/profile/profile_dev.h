@@ -19,16 +19,17 @@ struct prof_opts {
 	const char *rate_arg;		/* -f as given, checked once -e is known */
 	const char *out;		/* -o, NULL: stdout */
 	FILE *outf;			/* -o's file, opened by prof_opts_finish() */
-	bool caller;			/* -c (kprofile) */
+	bool caller;			/* -c, -ra (kprofile) */
+	unsigned long stride;		/* -stride; 0: the tool's default */
 };
 
 void prof_opts_init(struct prof_opts *o);
 
 /*
- * Handle an option common to both tools (e, f, o); 0, or -1 if ch is not
- * one of them.  Usage errors exit 2 after usage().
+ * Parse the command line (prof_parse_cmdline(); kernel: kprofile's) into
+ * o; returns the index of the command.  Usage errors exit 2 after usage().
  */
-int prof_common_opt(struct prof_opts *o, int ch, const char *arg,
+int prof_parse_opts(struct prof_opts *o, int argc, char **argv, bool kernel,
 		    void (*usage)(void));
 
 /*
@@ -39,6 +40,21 @@ void prof_opts_finish(struct prof_opts *o, void (*usage)(void));
 
 /* Open /dev/pfcntr (PCNTOPENALL) with PFM_COUNTERS | PFM_PROFILING. */
 int prof_dev_open(void);
+
+/*
+ * Up to n such opens in fds, for profiles of several ranges: made without
+ * the capabilities that would make an open hold every CPU (CAP_PERFMON,
+ * CAP_SYS_ADMIN: put out of the effective set for the opens and back), so
+ * that they can coexist.  Returns how many were made (at least 1; the
+ * first failure ends the program).
+ */
+int prof_dev_open_many(int *fds, int n);
+
+/*
+ * The samples taken (the interrupts of the event's counter, PCNT5GETCNT),
+ * in and outside the range; after prof_dev_read().
+ */
+uint64_t prof_dev_ticks(int fd, const struct prof_opts *o);
 
 /* A command's wait status as a shell would give it: its code, 128 + signal. */
 int prof_exit_code(int status);
@@ -70,11 +86,12 @@ void prof_dev_start_failed(const struct prof_opts *o, int err, const char *what,
 uint32_t *prof_dev_read(int fd, size_t *nbuckets);
 
 /*
- * Credit the buckets to the functions of t and write the profile to -o or
- * stdout, under prof_title()'s title.
+ * Credit the buckets of the nb ranges b to the functions of t, with the
+ * samples outside every range on a line of their own, and write the
+ * profile to -o or stdout, under prof_title()'s title.
  */
 void prof_report(const struct prof_opts *o, const char *what, const char *mode,
-		 struct prof_symtab *t, const uint32_t *buckets, size_t n,
-		 uint64_t start, uint64_t bucket_bytes);
+		 struct prof_symtab *t, const struct prof_buckets *b, size_t nb,
+		 uint64_t outside);
 
 #endif /* PROFILE_DEV_H */

@@ -7,6 +7,7 @@
 #ifndef PROFILE_FMT_H
 #define PROFILE_FMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,14 +20,16 @@ struct prof_event {
 	const char *hdr;	/* the <sys/pfcntr.h> name */
 	int counter;		/* 0, 1 or 2 */
 	uint64_t mux;
+	const char *tru64;	/* the statistic's name in Tru64's pfm(7) */
 };
 
 extern const struct prof_event prof_events[];
 extern const size_t prof_nevents;
 
 /*
- * The event named name (-e): either the short name or the header name;
- * NULL if there is none.
+ * The event named name (-e, or a statistic operand): the short name or
+ * Tru64's statistic name (EV5, and the EV6 names retinst, retitbmiss and
+ * retdtb1miss), in any case, or the header name; NULL if there is none.
  */
 const struct prof_event *prof_event_find(const char *name);
 
@@ -54,6 +57,14 @@ struct prof_entry {
 };
 
 #define PROF_UNKNOWN	"(unknown)"
+#define PROF_OUTSIDE	"(outside the profiled text)"
+
+/* The buckets of one profiled range. */
+struct prof_buckets {
+	const uint32_t *counts;
+	size_t n;
+	uint64_t start, bucket_bytes;
+};
 
 /*
  * Credit the buckets (nbuckets counts, bucket i covering
@@ -69,6 +80,16 @@ long prof_aggregate(struct prof_symtab *t, const uint32_t *buckets,
 		    struct prof_entry **out, uint64_t *total);
 
 /*
+ * The same over the nb ranges b, where a bucket that no function covers
+ * goes to its object's "(unknown in OBJECT)" (prof_symtab_add_module()),
+ * else to PROF_UNKNOWN; outside is the number of samples taken outside
+ * every range, a line PROF_OUTSIDE of its own, and *total counts them.
+ */
+long prof_aggregate_ranges(struct prof_symtab *t, const struct prof_buckets *b,
+			   size_t nb, uint64_t outside, struct prof_entry **out,
+			   uint64_t *total);
+
+/*
  * The title line: "WHAT: N samples, one every RATE EVENT events (MODE)".
  */
 void prof_title(char *buf, size_t len, const char *what, uint64_t total,
@@ -80,5 +101,27 @@ void prof_title(char *buf, size_t len, const char *what, uint64_t total,
  */
 void prof_print(FILE *f, const char *title, const struct prof_entry *e,
 		size_t n, uint64_t total);
+
+/* A command line of uprofile(1) or kprofile(1). */
+struct prof_cmdline {
+	const struct prof_event *ev;	/* -e or a statistic operand; NULL: cycles */
+	const char *rate_arg;		/* -f */
+	const char *out;		/* -o */
+	bool caller;			/* -c, -ra (kprofile) */
+	unsigned long stride;		/* -stride (instructions a bucket); 0: not given */
+	int cmd;			/* argv index of the command (argc: none) */
+};
+
+/*
+ * Parse argv: this tool's options (-e event, -f frequency, -o file, and
+ * for kprofile (kernel) -c), Tru64's options that mean something here
+ * (-stride n; -all, the only mode; -v and -quiet, which change nothing;
+ * kprofile's -ra, as -c) and Tru64's statistic operands before the
+ * command (one, by any name prof_event_find() takes).  Tru64's other
+ * options are refused by name.  0, or -1 on a usage error, with a message
+ * in err when there is more to say than the usage line.
+ */
+int prof_parse_cmdline(struct prof_cmdline *c, int argc, char *const argv[],
+		       bool kernel, char *err, size_t errlen);
 
 #endif /* PROFILE_FMT_H */

@@ -2,11 +2,11 @@
 /*
  * Symbol tables for uprofile(1) and kprofile(1); see profile_syms.h.
  */
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +25,9 @@ void prof_symtab_free(struct prof_symtab *t)
 	for (i = 0; i < t->n; i++)
 		free(t->syms[i].name);
 	free(t->syms);
+	for (i = 0; i < t->nmods; i++)
+		free(t->mods[i].unknown);
+	free(t->mods);
 	prof_symtab_init(t);
 }
 
@@ -121,143 +124,187 @@ const struct prof_sym *prof_symtab_lookup(struct prof_symtab *t, uint64_t addr)
 	return s;
 }
 
-static void set_err(char *err, size_t errlen, const char *path, const char *what)
+int prof_symtab_add_module(struct prof_symtab *t, uint64_t start, uint64_t end,
+			   const char *unknown)
 {
-	snprintf(err, errlen, "%s: %s", path, what);
+	struct prof_module *m = reallocarray(t->mods, t->nmods + 1, sizeof(*m));
+
+	if (!m)
+		return -1;
+	t->mods = m;
+	m = &t->mods[t->nmods];
+	m->unknown = strdup(unknown);
+	if (!m->unknown)
+		return -1;
+	m->start = start;
+	m->end = end;
+	t->nmods++;
+	return 0;
 }
 
-/* elf_begin() on path; NULL with a message. */
-static Elf *elf_open(const char *path, int *fdp, char *err, size_t errlen)
+const struct prof_module *prof_symtab_module(const struct prof_symtab *t,
+					     uint64_t addr)
 {
-	Elf *e;
-	int fd;
+	size_t i;
 
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		set_err(err, errlen, path, elf_errmsg(-1));
-		return NULL;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		set_err(err, errlen, path, strerror(errno));
-		return NULL;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		set_err(err, errlen, path, e ? "not an ELF file" : elf_errmsg(-1));
-		if (e)
-			elf_end(e);
-		close(fd);
-		return NULL;
-	}
-	*fdp = fd;
-	return e;
+	for (i = 0; i < t->nmods; i++)
+		if (addr >= t->mods[i].start && addr < t->mods[i].end)
+			return &t->mods[i];
+	return NULL;
 }
 
-static void elf_close(Elf *e, int fd)
+/* What libdwfl reports an object as, for the profile: a base name, or [vdso]. */
+static const char *object_label(const char *name)
 {
-	elf_end(e);
-	close(fd);
+	const char *slash;
+
+	if (!strncmp(name, "[vdso", 5))
+		return "[vdso]";
+	slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
 }
 
-/* The symbols of one symbol table section; the number added or -1. */
-static int add_symtab_section(struct prof_symtab *t, Elf *e, Elf_Scn *scn,
-			      const GElf_Shdr *sh, int64_t bias)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t i, n;
-	int added = 0;
+/* The state of one symbol pass: the table, and how the names are made. */
+struct add_ctx {
+	struct prof_symtab *t;
+	const char *exe;	/* the executable's path: its functions keep their names */
+	int added;
+	bool nomem;
+};
 
-	if (!d || !sh->sh_entsize)
-		return 0;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 0; i < n; i++) {
+/* Add the function symbols and the extent of one libdwfl module. */
+static int add_module(Dwfl_Module *mod, void **userdata, const char *name,
+		      Dwarf_Addr base, void *arg)
+{
+	struct add_ctx *c = arg;
+	const char *label = object_label(name);
+	bool main = c->exe && !strcmp(name, c->exe);
+	Dwarf_Addr low, high;
+	char buf[4352];
+	int i, n;
+
+	(void)userdata;
+	(void)base;
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	if (main)
+		snprintf(buf, sizeof(buf), "%s", "(unknown)");
+	else
+		snprintf(buf, sizeof(buf), "(unknown in %s)", label);
+	if (prof_symtab_add_module(c->t, low, high, buf))
+		goto nomem;
+	/* .symtab of the file or of its debug file, else .dynsym (libdwfl's choice). */
+	n = dwfl_module_getsymtab(mod);
+	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
-		const char *name;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *sname;
 		int type;
 
-		if (!gelf_getsym(d, i, &sym))
+		sname = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+		if (!sname || !*sname)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
-		name = elf_strptr(e, sh->sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		if (prof_symtab_add(t, sym.st_value + bias, sym.st_size, name,
+		if (main)
+			snprintf(buf, sizeof(buf), "%s", sname);
+		else
+			snprintf(buf, sizeof(buf), "%s (%s)", sname, label);
+		if (prof_symtab_add(c->t, addr, sym.st_size, buf,
 				    GELF_ST_BIND(sym.st_info) != STB_LOCAL))
-			return -1;
-		added++;
+			goto nomem;
+		c->added++;
 	}
-	return added;
+	return DWARF_CB_OK;
+nomem:
+	c->nomem = true;
+	return DWARF_CB_ABORT;
 }
 
-int prof_syms_add_elf(struct prof_symtab *t, const char *path, int64_t bias,
-		      char *err, size_t errlen)
-{
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh, ssh, dsh;
-	int fd, n;
-	Elf *e;
+static char *standard_debuginfo_path;	/* NULL: libdwfl's default */
 
-	e = elf_open(path, &fd, err, errlen);
-	if (!e)
-		return -1;
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab) {
-			symtab = scn;
-			ssh = sh;
-		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
-			dynsym = scn;
-			dsh = sh;
-		}
-	}
-	if (symtab)
-		n = add_symtab_section(t, e, symtab, &ssh, bias);
-	else if (dynsym)
-		n = add_symtab_section(t, e, dynsym, &dsh, bias);
-	else
-		n = 0;
-	if (n < 0)
-		set_err(err, errlen, path, strerror(ENOMEM));
-	elf_close(e, fd);
-	return n;
+static Dwfl *dwfl_open(const Dwfl_Callbacks *cb, char *err, size_t errlen)
+{
+	Dwfl *d = dwfl_begin(cb);
+
+	if (!d)
+		snprintf(err, errlen, "libdwfl: %s", dwfl_errmsg(-1));
+	return d;
 }
 
-int prof_elf_bias(const char *path, uint64_t map_start, uint64_t map_off,
-		  int64_t *bias, char *err, size_t errlen)
+int prof_syms_add_proc(struct prof_symtab *t, int pid, const char *exe,
+		       char *err, size_t errlen)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t i, nph;
-	int fd, ret = -1;
-	Elf *e;
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &standard_debuginfo_path,
+	};
+	struct add_ctx c = { .t = t, .exe = exe };
+	size_t nmods = t->nmods;
+	Dwfl *d;
+	int e;
 
-	e = elf_open(path, &fd, err, errlen);
-	if (!e)
+	d = dwfl_open(&cb, err, errlen);
+	if (!d)
 		return -1;
-	if (elf_getphdrnum(e, &nph)) {
-		set_err(err, errlen, path, elf_errmsg(-1));
-		goto out;
+	dwfl_report_begin(d);
+	e = dwfl_linux_proc_report(d, pid);
+	if (dwfl_report_end(d, NULL, NULL) || e) {
+		snprintf(err, errlen, "/proc/%d/maps: %s", pid,
+			 e > 0 ? strerror(e) : dwfl_errmsg(-1));
+		dwfl_end(d);
+		return -1;
 	}
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
+	dwfl_getmodules(d, add_module, &c, 0);
+	dwfl_end(d);
+	if (c.nomem) {
+		snprintf(err, errlen, "symbols of process %d: %s", pid, strerror(ENOMEM));
+		return -1;
+	}
+	return (int)(t->nmods - nmods);
+}
 
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		/* The segment whose first page is the mapping's. */
-		if ((ph.p_offset & ~(uint64_t)(page - 1)) != map_off)
-			continue;
-		*bias = (int64_t)(map_start - (ph.p_vaddr - (ph.p_offset - map_off)));
-		ret = 0;
-		goto out;
+int prof_syms_add_file(struct prof_symtab *t, const char *path, uint64_t base,
+		       bool main, const char *debuginfo_path, char *err,
+		       size_t errlen)
+{
+	char *dpath = debuginfo_path ? strdup(debuginfo_path) : NULL;
+	const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = debuginfo_path ? &dpath : &standard_debuginfo_path,
+	};
+	struct add_ctx c = { .t = t, .exe = main ? path : NULL };
+	Dwfl *d;
+
+	if (debuginfo_path && !dpath) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		return -1;
 	}
-	snprintf(err, errlen, "%s: no loadable segment at file offset 0x%" PRIx64,
-		 path, map_off);
-out:
-	elf_close(e, fd);
-	return ret;
+	d = dwfl_open(&cb, err, errlen);
+	if (!d) {
+		free(dpath);
+		return -1;
+	}
+	dwfl_report_begin(d);
+	if (!dwfl_report_elf(d, path, path, -1, base, false) ||
+	    dwfl_report_end(d, NULL, NULL)) {
+		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+		dwfl_end(d);
+		free(dpath);
+		return -1;
+	}
+	dwfl_getmodules(d, add_module, &c, 0);
+	dwfl_end(d);
+	free(dpath);
+	if (c.nomem) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		return -1;
+	}
+	return c.added;
 }
 
 int prof_syms_add_kallsyms(struct prof_symtab *t, FILE *f, uint64_t *stext,
@@ -306,54 +353,69 @@ int prof_parse_maps_line(const char *line, struct prof_map *m)
 	return 0;
 }
 
-static bool text_of_file(const struct prof_map *m)
+/* A mapping whose samples a user profile can hold: a file's text or the vDSO. */
+static bool user_text(const struct prof_map *m)
 {
-	return m->exec && m->path[0] == '/';
+	return m->exec && (m->path[0] == '/' || !strcmp(m->path, "[vdso]"));
 }
 
-int prof_pick_text(const struct prof_map *m, size_t n, const char *exe,
-		   uint64_t max_span, uint64_t *start, uint64_t *end,
-		   bool *in_range)
+static int map_cmp(const void *a, const void *b)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t i;
+	const struct prof_map *x = *(const struct prof_map *const *)a;
+	const struct prof_map *y = *(const struct prof_map *const *)b;
 
-	for (i = 0; i < n; i++) {
-		in_range[i] = false;
-		if (!text_of_file(&m[i]) || strcmp(m[i].path, exe))
-			continue;
-		if (m[i].start < lo)
-			lo = m[i].start;
-		if (m[i].end > hi)
-			hi = m[i].end;
-	}
-	if (lo >= hi)
-		return -1;
-	/* Add the nearest other text while the span allows. */
-	for (;;) {
-		uint64_t best_lo = 0, best_hi = 0, best_span = UINT64_MAX;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
 
-		for (i = 0; i < n; i++) {
-			uint64_t l, h;
+int prof_pick_ranges(const struct prof_map *m, size_t n, const char *exe,
+		     uint64_t max_span, struct prof_range *out, size_t max_out,
+		     size_t *left)
+{
+	const struct prof_map **v;
+	struct prof_range *r;
+	size_t i, nv = 0, nr = 0, first = SIZE_MAX, k;
+	int ret = -1;
 
-			if (!text_of_file(&m[i]) || (m[i].start >= lo && m[i].end <= hi))
-				continue;
-			l = m[i].start < lo ? m[i].start : lo;
-			h = m[i].end > hi ? m[i].end : hi;
-			if (h - l <= max_span && h - l < best_span) {
-				best_span = h - l;
-				best_lo = l;
-				best_hi = h;
-			}
-		}
-		if (best_span == UINT64_MAX)
-			break;
-		lo = best_lo;
-		hi = best_hi;
-	}
+	*left = 0;
+	v = calloc(n + 1, sizeof(*v));
+	r = calloc(n + 1, sizeof(*r));
+	if (!v || !r)
+		goto out;
 	for (i = 0; i < n; i++)
-		in_range[i] = text_of_file(&m[i]) && m[i].start >= lo && m[i].end <= hi;
-	*start = lo;
-	*end = hi;
-	return 0;
+		if (user_text(&m[i]))
+			v[nv++] = &m[i];
+	if (nv)
+		qsort(v, nv, sizeof(*v), map_cmp);
+	/* Group in address order while the span allows. */
+	for (i = 0; i < nv; i++) {
+		if (nr && v[i]->end - r[nr - 1].start <= max_span &&
+		    v[i]->start >= r[nr - 1].start) {
+			if (v[i]->end > r[nr - 1].end)
+				r[nr - 1].end = v[i]->end;
+		} else {
+			r[nr].start = v[i]->start;
+			r[nr].end = v[i]->end;
+			nr++;
+		}
+		if (!strcmp(v[i]->path, exe) && first == SIZE_MAX)
+			first = nr - 1;
+	}
+	if (first == SIZE_MAX)
+		goto out;
+	/* The executable's range first, then the others in address order. */
+	out[0] = r[first];
+	k = 1;
+	for (i = 0; i < nr; i++) {
+		if (i == first)
+			continue;
+		if (k < max_out)
+			out[k++] = r[i];
+		else
+			(*left)++;
+	}
+	ret = (int)(max_out ? k : 0);
+out:
+	free(v);
+	free(r);
+	return ret;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Symbol tables for uprofile(1) and kprofile(1): the function symbols of
- * ELF files (through libelf), of /proc/kallsyms, and the text mappings of
- * /proc/PID/maps.  Addresses are run-time addresses: an ELF file's symbols
- * are added with the load bias of the mapping they run at.
+ * a process's objects and of ELF files (through elfutils' libdwfl), of
+ * /proc/kallsyms, and the text mappings of /proc/PID/maps.  Addresses are
+ * run-time addresses: an object's symbols are added where it is loaded.
  */
 #ifndef PROFILE_SYMS_H
 #define PROFILE_SYMS_H
@@ -22,10 +22,22 @@ struct prof_sym {
 	bool global;		/* preferred among symbols at one address */
 };
 
+/*
+ * An object mapped in a process (the executable, a shared library, the
+ * vDSO): where its file lies in memory, and the name of the samples in it
+ * that no function covers.
+ */
+struct prof_module {
+	uint64_t start, end;	/* run-time [start, end) */
+	char *unknown;		/* "(unknown)", "(unknown in libc.so.6)" */
+};
+
 struct prof_symtab {
 	struct prof_sym *syms;
 	size_t n, cap;
 	bool sorted;
+	struct prof_module *mods;
+	size_t nmods;
 };
 
 void prof_symtab_init(struct prof_symtab *t);
@@ -49,21 +61,40 @@ void prof_symtab_sort(struct prof_symtab *t);
  */
 const struct prof_sym *prof_symtab_lookup(struct prof_symtab *t, uint64_t addr);
 
-/*
- * The function symbols (STT_FUNC, STT_GNU_IFUNC) of the ELF file at path,
- * from .symtab, or .dynsym when it has no .symtab, each at its value plus
- * bias.  Returns the number added, or -1 with a message in err.
- */
-int prof_syms_add_elf(struct prof_symtab *t, const char *path, int64_t bias,
-		      char *err, size_t errlen);
+/* Add an object's extent and label; 0 or -1 (out of memory). */
+int prof_symtab_add_module(struct prof_symtab *t, uint64_t start, uint64_t end,
+			   const char *unknown);
+
+/* The object whose extent holds addr, or NULL. */
+const struct prof_module *prof_symtab_module(const struct prof_symtab *t,
+					     uint64_t addr);
 
 /*
- * The load bias of the ELF file at path when its bytes at file offset
- * map_off are mapped at map_start (a line of /proc/PID/maps): run-time
- * address = ELF address + bias.  0, or -1 with a message in err.
+ * The function symbols of every object mapped in process pid (its
+ * executable, shared libraries, dynamic linker, vDSO), at their run-time
+ * addresses, through elfutils' libdwfl (dwfl_linux_proc_report()): the
+ * symbol table of the file, or of its separate debug file found by
+ * build-id or .gnu_debuglink in the standard debuginfo paths (beside the
+ * file, its .debug directory, /usr/lib/debug), or the dynamic symbols.
+ * The executable exe's functions keep their names; the others are named
+ * "NAME (OBJECT)", OBJECT the file's base name or [vdso].  Each object is
+ * added as a module too.  Returns the number of objects, or -1 with a
+ * message in err.
  */
-int prof_elf_bias(const char *path, uint64_t map_start, uint64_t map_off,
-		  int64_t *bias, char *err, size_t errlen);
+int prof_syms_add_proc(struct prof_symtab *t, int pid, const char *exe,
+		       char *err, size_t errlen);
+
+/*
+ * The same for one ELF file loaded at base (the address of its first
+ * loadable segment's page; for a position-independent file, its load
+ * bias), through dwfl_report_elf().  main: the executable, whose
+ * functions keep their names.  debuginfo_path: where to look for a
+ * separate debug file (libdwfl's syntax), NULL for the standard paths.
+ * The number of functions added, or -1 with a message in err.
+ */
+int prof_syms_add_file(struct prof_symtab *t, const char *path, uint64_t base,
+		       bool main, const char *debuginfo_path, char *err,
+		       size_t errlen);
 
 /*
  * The text symbols (types t, T, w, W) of a /proc/kallsyms text, module
@@ -84,17 +115,23 @@ struct prof_map {
 /* Parse a maps line; 0, or -1 if it is not one. */
 int prof_parse_maps_line(const char *line, struct prof_map *m);
 
+/* A range of user text to profile: [start, end). */
+struct prof_range {
+	uint64_t start, end;
+};
+
 /*
- * The text range to profile, of the n mappings m (executable mappings of
- * files: their exec flag set and a path that begins with '/'; others are
- * ignored): the executable's text (the mappings of exe), extended to the
- * text of other files (shared libraries, the dynamic linker), nearest
- * first, as long as the whole range stays within max_span bytes.
- * in_range[i] tells whether m[i] lies in the range.  0, or -1 when exe has
- * no executable mapping.
+ * The ranges to profile, at most max_out of them, of the n mappings m: the
+ * executable mappings (files, the vDSO; [vsyscall], in the kernel's half,
+ * is left out), in address order, grouped so that no range spans more than
+ * max_span bytes (a mapping larger than that is a range of its own).  The
+ * range that holds exe's text comes first, then the others in address
+ * order; the ranges beyond max_out (at least 1) are not profiled (*left
+ * gets their number).  Returns the number of ranges, -1 when exe has no
+ * executable mapping.
  */
-int prof_pick_text(const struct prof_map *m, size_t n, const char *exe,
-		   uint64_t max_span, uint64_t *start, uint64_t *end,
-		   bool *in_range);
+int prof_pick_ranges(const struct prof_map *m, size_t n, const char *exe,
+		     uint64_t max_span, struct prof_range *out, size_t max_out,
+		     size_t *left);
 
 #endif /* PROFILE_SYMS_H */

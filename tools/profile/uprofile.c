@@ -3,14 +3,18 @@
  * uprofile(1): run a command with user-mode PC profiling of its text on
  * /dev/pfcntr (Tru64 UNIX pfm(7)) and print a flat profile per function.
  *
- * The child marks itself (PCNTLOGSELECT) and executes the command under
- * ptrace, which stops it right after the exec; the parent lets it run to
- * the executable's entry point, where the shared libraries are mapped.
- * There it reads where the text was mapped (/proc/PID/maps), sets the
- * profiling range to the executable's text and the libraries near enough
- * (PCNTSETURANGE), programs the EV5 event for user mode (which needs no
- * privilege) and lets the command run.  The samples are credited to the
- * ELF function symbols of those files at their load addresses.
+ * The device profiles one range per open, so uprofile makes several opens
+ * (up to UPROFILE_RANGES).  The child marks itself in each (PCNTLOGSELECT)
+ * and executes the command under ptrace, which stops it right after the
+ * exec; the parent lets it run to the executable's entry point, where the
+ * shared libraries are mapped.  There it reads where the text was mapped
+ * (/proc/PID/maps), groups the text of the executable, the libraries, the
+ * dynamic linker and the vDSO into ranges, gives each open one
+ * (PCNTSETURANGE), programs the EV5 event for user mode in each (which
+ * needs no privilege) and lets the command run.  Every open counts the
+ * same samples; the samples that no range held are the counter's
+ * interrupts (PCNT5GETCNT) less those in the buckets.  The samples are
+ * credited to the function symbols of the objects (libdwfl).
  */
 #include <err.h>
 #include <errno.h>
@@ -35,22 +39,28 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: uprofile [-e event] [-f frequency] [-o file] command [args ...]\n");
+		"usage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [statistic] command [args ...]\n");
 	exit(2);
 }
 
 /*
- * The widest span of text profiled with the executable: shared libraries
- * farther away are left out (the device's buckets have a size limit, and
- * a range across the hole between the executable and the libraries would
- * need buckets too coarse to tell functions apart).
+ * The widest span of text in one range: objects farther apart are in
+ * ranges of their own (a range across the gigabytes between a
+ * position-independent executable and the libraries would need buckets too
+ * coarse to tell functions apart).
  */
 #define USER_MAX_SPAN	(64ULL << 20)
+/* Ranges, and so opens of the device, at most. */
+#define UPROFILE_RANGES	4
+/* Buckets of a range at most, unless -stride asks for finer (4 MiB a CPU). */
+#define RANGE_BUCKETS	(1ULL << 20)
 
-/* The text profiled: [start, end), the executable's name. */
+/* The text profiled: the ranges, the executable's name. */
 struct text {
 	char exe[PATH_MAX];
-	uint64_t start, end;
+	struct prof_range r[UPROFILE_RANGES];
+	int n;
+	size_t left;		/* ranges not profiled */
 };
 
 #if defined(__x86_64__)
@@ -130,17 +140,16 @@ static int run_to_entry(pid_t pid, int *status)
 #endif
 
 /*
- * Find the text to profile in /proc/PID/maps: the executable's, with the
- * shared libraries that fit (prof_pick_text()), and add the function
- * symbols of every file in it at its load bias.  0 or -1 (message in err).
+ * Find the text to profile in /proc/PID/maps: at most max ranges
+ * (prof_pick_ranges()), the executable's first, and add the function
+ * symbols of every object of the process.  0 or -1 (message in err).
  */
-static int find_text(pid_t pid, struct text *tx, struct prof_symtab *syms,
+static int find_text(pid_t pid, int max, struct text *tx, struct prof_symtab *syms,
 		     char *err, size_t errlen)
 {
-	char path[64], line[4352], msg[PROF_ERRLEN];
+	char path[64], line[4352];
 	struct prof_map *m = NULL, *nm;
-	size_t n = 0, i, j;
-	bool *in = NULL;
+	size_t n = 0;
 	ssize_t len;
 	int ret = -1;
 	FILE *f;
@@ -160,51 +169,36 @@ static int find_text(pid_t pid, struct text *tx, struct prof_symtab *syms,
 	}
 	while (fgets(line, sizeof(line), f)) {
 		nm = reallocarray(m, n + 1, sizeof(*m));
-		if (!nm)
-			goto nomem;
+		if (!nm) {
+			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+			goto out;
+		}
 		m = nm;
 		if (!prof_parse_maps_line(line, &m[n]) && m[n].exec)
 			n++;
 	}
-	fclose(f);
-	f = NULL;
-	in = calloc(n + 1, sizeof(*in));
-	if (!in)
-		goto nomem;
-	if (prof_pick_text(m, n, tx->exe, USER_MAX_SPAN, &tx->start, &tx->end, in)) {
+	tx->n = prof_pick_ranges(m, n, tx->exe, USER_MAX_SPAN, tx->r, max, &tx->left);
+	if (tx->n <= 0) {
 		snprintf(err, errlen, "%s: no executable mapping of %s", path, tx->exe);
 		goto out;
 	}
-	/* Each file once, at the bias of its first text mapping. */
-	for (i = 0; i < n; i++) {
-		int64_t bias;
-
-		if (!in[i])
-			continue;
-		for (j = 0; j < i; j++)
-			if (in[j] && !strcmp(m[j].path, m[i].path))
-				break;
-		if (j < i)
-			continue;
-		if (prof_elf_bias(m[i].path, m[i].start, m[i].off, &bias, msg, sizeof(msg)) ||
-		    prof_syms_add_elf(syms, m[i].path, bias, msg, sizeof(msg)) < 0) {
-			if (!strcmp(m[i].path, tx->exe)) {
-				snprintf(err, errlen, "%s", msg);
-				goto out;
-			}
-			warnx("%s", msg);	/* a library without symbols */
-		}
-	}
+	if (prof_syms_add_proc(syms, pid, tx->exe, err, errlen) < 0)
+		goto out;
 	ret = 0;
-	goto out;
-nomem:
-	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-	if (f)
-		fclose(f);
 out:
-	free(in);
+	fclose(f);
 	free(m);
 	return ret;
+}
+
+/* The smallest stride from min up that keeps a range within RANGE_BUCKETS. */
+static unsigned long range_stride(const struct prof_range *r, unsigned long min)
+{
+	unsigned long s = min ? min : 1;
+
+	while (!min && (r->end - r->start) / (4ULL * s) >= RANGE_BUCKETS)
+		s <<= 1;
+	return s;
 }
 
 /* Report a failure of the child before its exec through the pipe, and exit. */
@@ -223,25 +217,24 @@ int main(int argc, char **argv)
 {
 	struct prof_opts o;
 	struct prof_symtab syms;
+	struct prof_buckets b[UPROFILE_RANGES];
+	uint32_t *counts[UPROFILE_RANGES];
 	struct text tx;
 	char msg[PROF_ERRLEN], what[PATH_MAX + 16];
 	const char *req;
-	uint64_t bucket_bytes;
-	uint32_t *buckets;
-	size_t nbuckets;
-	int fd, ch, status, p[2], e;
+	uint64_t bucket_bytes, ticks, total = 0, in = 0;
+	size_t nbuckets, j;
+	int fds[UPROFILE_RANGES], nfd, cmd, status, p[2], e, i, k;
 	ssize_t n;
 	pid_t pid;
 
 	prof_opts_init(&o);
-	while ((ch = getopt(argc, argv, "+e:f:o:")) != -1)
-		if (prof_common_opt(&o, ch, optarg, usage))
-			usage();
-	if (optind == argc)
+	cmd = prof_parse_opts(&o, argc, argv, false, usage);
+	if (cmd >= argc)
 		usage();
 	prof_opts_finish(&o, usage);
 
-	fd = prof_dev_open();
+	nfd = prof_dev_open_many(fds, UPROFILE_RANGES);
 	if (pipe2(p, O_CLOEXEC))
 		err(1, "pipe");
 	pid = fork();
@@ -249,13 +242,14 @@ int main(int argc, char **argv)
 		err(1, "fork");
 	if (pid == 0) {
 		close(p[0]);
-		/* Count this process and what it runs (the PME mark). */
-		if (ioctl(fd, PCNTLOGSELECT))
-			child_fail(p[1], "/dev/pfcntr: PCNTLOGSELECT", errno);
+		/* Count this process and what it runs (the PME mark), in every open. */
+		for (i = 0; i < nfd; i++)
+			if (ioctl(fds[i], PCNTLOGSELECT))
+				child_fail(p[1], "/dev/pfcntr: PCNTLOGSELECT", errno);
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			child_fail(p[1], "ptrace", errno);
-		execvp(argv[optind], argv + optind);
-		child_fail(p[1], argv[optind], errno);
+		execvp(argv[cmd], argv + cmd);
+		child_fail(p[1], argv[cmd], errno);
 	}
 	close(p[1]);
 	if (waitpid(pid, &status, 0) != pid)
@@ -266,7 +260,7 @@ int main(int argc, char **argv)
 			msg[n] = '\0';
 			errx(prof_exit_code(status), "%s", msg);
 		}
-		errx(1, "%s did not start", argv[optind]);
+		errx(1, "%s did not start", argv[cmd]);
 	}
 	close(p[0]);
 	/* Should uprofile die while the command is stopped, the command dies too. */
@@ -278,31 +272,50 @@ int main(int argc, char **argv)
 	/* Stopped after the exec: run to the entry point, where the libraries are. */
 	e = run_to_entry(pid, &status);
 	if (e > 0)
-		errx(prof_exit_code(status), "%s ended before its entry point", argv[optind]);
+		errx(prof_exit_code(status), "%s ended before its entry point", argv[cmd]);
 	if (e < 0) {
 		kill(pid, SIGKILL);
-		err(1, "ptrace: %s", argv[optind]);
+		err(1, "ptrace: %s", argv[cmd]);
 	}
 	/* Find the text, set up the device, go. */
 	prof_symtab_init(&syms);
-	if (find_text(pid, &tx, &syms, msg, sizeof(msg))) {
+	if (find_text(pid, nfd, &tx, &syms, msg, sizeof(msg))) {
 		kill(pid, SIGKILL);
 		errx(1, "%s", msg);
 	}
-	e = prof_dev_range(fd, false, tx.start, tx.end, 1, &bucket_bytes);
-	if (e) {
-		kill(pid, SIGKILL);
-		errno = -e, err(1, "/dev/pfcntr: PCNTSETURANGE 0x%" PRIx64 "-0x%" PRIx64,
-		     tx.start, tx.end);
+	/* One open a range; an open that gets no memory or no counter is left out. */
+	for (i = 0, k = 0; i < nfd; i++) {
+		if (i >= tx.n) {
+			close(fds[i]);
+			continue;
+		}
+		e = prof_dev_range(fds[i], false, tx.r[i].start, tx.r[i].end,
+				   range_stride(&tx.r[i], o.stride), &bucket_bytes);
+		if (e && i == 0) {
+			kill(pid, SIGKILL);
+			errno = -e, err(1, "/dev/pfcntr: PCNTSETURANGE 0x%" PRIx64 "-0x%" PRIx64,
+			     tx.r[0].start, tx.r[0].end);
+		}
+		if (!e)
+			e = prof_dev_start(fds[i], &o, PF5_CTXT_SEL_PROC | PF5_CTXT_USER, &req);
+		if (e && i == 0) {
+			kill(pid, SIGKILL);
+			if (e == -EPERM)
+				errx(1, "/dev/pfcntr: %s: not permitted (the rate %lu needs CAP_PERFMON)",
+				     req, o.rate);
+			prof_dev_start_failed(&o, e, req, "");
+		}
+		if (e) {
+			close(fds[i]);
+			tx.left++;
+			continue;
+		}
+		fds[k] = fds[i];
+		b[k].start = tx.r[i].start;
+		b[k].bucket_bytes = bucket_bytes;
+		k++;
 	}
-	e = prof_dev_start(fd, &o, PF5_CTXT_SEL_PROC | PF5_CTXT_USER, &req);
-	if (e) {
-		kill(pid, SIGKILL);
-		if (e == -EPERM)
-			errx(1, "/dev/pfcntr: %s: not permitted (the rate %lu needs CAP_PERFMON)",
-			     req, o.rate);
-		prof_dev_start_failed(&o, e, req, "");
-	}
+	nfd = k;
 	if (ptrace(PTRACE_DETACH, pid, NULL, NULL)) {
 		kill(pid, SIGKILL);
 		err(1, "ptrace");
@@ -315,12 +328,25 @@ int main(int argc, char **argv)
 		if (errno != EINTR)
 			err(1, "waitpid");
 
-	buckets = prof_dev_read(fd, &nbuckets);
-	close(fd);
+	/*
+	 * Every open counted every sample: the most any counted is the total
+	 * (they differ only by what interrupts came between their starts).
+	 */
+	for (i = 0; i < nfd; i++) {
+		counts[i] = prof_dev_read(fds[i], &nbuckets);
+		b[i].counts = counts[i];
+		b[i].n = nbuckets;
+		ticks = prof_dev_ticks(fds[i], &o);
+		if (ticks > total)
+			total = ticks;
+		for (j = 0; j < nbuckets; j++)
+			in += counts[i][j];
+		close(fds[i]);
+	}
 	snprintf(what, sizeof(what), "uprofile: %s", tx.exe);
-	prof_report(&o, what, "user mode", &syms, buckets, nbuckets, tx.start,
-		    bucket_bytes);
-	free(buckets);
+	prof_report(&o, what, "user mode", &syms, b, nfd, total > in ? total - in : 0);
+	for (i = 0; i < nfd; i++)
+		free(counts[i]);
 	prof_symtab_free(&syms);
 	return prof_exit_code(status);
 }
