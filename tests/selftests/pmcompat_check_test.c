@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmcompat-check(1) against the test PMU: with --inject its workload is an
+ * injection of a known number of events, so every row must run and pass
+ * with a difference of 0, the legacy count equal to the expected one, and
+ * the overflow rows exactly 0 signals below the period and 1 past it, on
+ * both sides.  Also: the test PMU's absence is a usage error with --inject,
+ * and the environment variable selects the same mode.
+ */
+#include <sys/wait.h>
+#include "pmc_test_util.h"
+
+#include "kselftest_harness.h"
+
+#define PMCHECK		"/usr/bin/pmcompat-check"
+/* pctr 3, perfmon 3, cpc 3 + 2 overflow rows, pfcntr 3. */
+#define ROWS		14
+
+/* Run pmcompat-check with args into out; its exit status, or -1. */
+static int run_check(char *out, size_t size, const char *env, const char *args)
+{
+	char cmd[256];
+	FILE *f;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s %s 2>&1", env ? env : "", PMCHECK, args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(out, 1, size - 1, f);
+	out[n] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * Check every table row of out: PASS, legacy == expected, diff 0.  Returns
+ * the number of rows that do, -1 at the first that does not (logged).
+ */
+static int good_rows(struct __test_metadata *_metadata, const char *out)
+{
+	const char *line = out;
+	int rows = 0;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		char buf[512], copy[512], *tok[16], *save;
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		int n = 0;
+
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, line, len);
+		buf[len] = 0;
+		line = nl ? nl + 1 : NULL;
+		if (strncmp(buf, "pctr ", 5) && strncmp(buf, "perfmon ", 8) &&
+		    strncmp(buf, "cpc ", 4) && strncmp(buf, "pfcntr ", 7))
+			continue;
+		/* The event may be two words: take the columns from the right. */
+		strcpy(copy, buf);
+		for (tok[n] = strtok_r(copy, " ", &save); tok[n] && n < 15;
+		     tok[++n] = strtok_r(NULL, " ", &save))
+			;
+		/* ... expected legacy perf diff result */
+		if (n < 7 || strcmp(tok[n - 1], "PASS") || strcmp(tok[n - 2], "0") ||
+		    strcmp(tok[n - 5], tok[n - 4]) || strcmp(tok[n - 4], tok[n - 3])) {
+			TH_LOG("bad row: %s", buf);
+			return -1;
+		}
+		rows++;
+	}
+	return rows;
+}
+
+static char out[16384];
+
+TEST(every_front_end_agrees_with_perf_exactly)
+{
+	int rc;
+
+	if (!have_fakepmu())
+		SKIP(return, "no test PMU");
+	rc = run_check(out, sizeof(out), NULL, "--inject -n 12345 -p 1000");
+	TH_LOG("%s", out);
+	ASSERT_EQ(0, rc);
+	EXPECT_EQ(ROWS, good_rows(_metadata, out));
+	EXPECT_EQ(NULL, strstr(out, "SKIP:"));
+	EXPECT_NE(NULL, strstr(out, "summary: 14 PASS, 0 FAIL, 0 SKIP"));
+}
+
+/* The environment variable the lanes may set instead of the option; -c. */
+TEST(inject_from_the_environment_on_another_cpu)
+{
+	int rc;
+
+	if (!have_fakepmu())
+		SKIP(return, "no test PMU");
+	if (count_online_cpus() < 2)
+		SKIP(return, "one CPU");
+	rc = run_check(out, sizeof(out), "PMCOMPAT_CHECK_INJECT=1", "-c 1 -n 7 -p 3");
+	ASSERT_EQ(0, rc) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "CPU 1, injected"));
+	EXPECT_EQ(ROWS, good_rows(_metadata, out)) TH_LOG("%s", out);
+}
+
+TEST(usage_errors)
+{
+	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "-p 1"));
+	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "extra"));
+	EXPECT_EQ(0, run_check(out, sizeof(out), NULL, "-h"));
+}
+
+/*
+ * Without the test PMU, --inject cannot inject: a usage error (2), never a
+ * table of passes.  The test PMU is unloaded for this (pmcompat holds no
+ * event once the check has exited) and loaded again with the lane's
+ * parameters.
+ */
+TEST(inject_without_the_test_pmu_is_an_error)
+{
+	if (!have_fakepmu())
+		SKIP(return, "no test PMU");
+	if (kmod_remove("fakepmu"))
+		SKIP(return, "the test PMU cannot be unloaded here");
+	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "--inject -n 10"));
+	EXPECT_NE(NULL, strstr(out, "the test PMU is not loaded")) TH_LOG("%s", out);
+	ASSERT_EQ(0, fakepmu_reload());
+}
+
+TEST_HARNESS_MAIN
