@@ -8,10 +8,14 @@
  *	hot_b 0x55d0c4a2f1e0
  *	pid 123
  *	libc 0x7f5e3c8e1230
+ *	hotlib 0x7f5e3c9a2100
  *
- * (libc: the address of getpid() in the C library), and calls both in a
- * loop until SIGUSR1, then exits 0.  Built with -O0,
- * its functions keep their symbols; each starts on a 16-byte boundary.
+ * (libc: the address of getpid() in the C library; hotlib: hot_lib() of
+ * the shared library libuprofile-hot-example, which is this file built
+ * with UPROFILE_HOT_LIB), and calls them in a loop until SIGUSR1, then
+ * exits 0.  Built with -O0, its functions keep their symbols; each starts
+ * on a 16-byte boundary.  uprofile-hot-stripped-example is the program
+ * stripped, its symbols in uprofile-hot-debug-example (.gnu_debuglink).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -19,6 +23,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#ifdef UPROFILE_HOT_LIB
+/* The shared library's hot function. */
+__attribute__((noinline, aligned(16))) unsigned long hot_lib(unsigned long x)
+{
+	unsigned long i;
+
+	for (i = 0; i < 500; i++)
+		x = x * 31 + i;
+	return x;
+}
+#else
+unsigned long hot_lib(unsigned long x);
 
 static volatile sig_atomic_t stop;
 static volatile unsigned long sink;
@@ -68,8 +85,8 @@ int main(int argc, char **argv)
 		perror(tmp);
 		return 1;
 	}
-	fprintf(f, "hot_a %p\nhot_b %p\npid %d\nlibc %p\n", (void *)hot_a,
-		(void *)hot_b, (int)getpid(), (void *)getpid);
+	fprintf(f, "hot_a %p\nhot_b %p\npid %d\nlibc %p\nhotlib %p\n", (void *)hot_a,
+		(void *)hot_b, (int)getpid(), (void *)getpid, (void *)hot_lib);
 	if (fclose(f) || rename(tmp, argv[2])) {
 		perror(argv[2]);
 		return 1;
@@ -77,6 +94,8 @@ int main(int argc, char **argv)
 	while (!stop) {
 		hot_a();
 		hot_b();
+		sink += hot_lib(sink);
 	}
 	return 0;
 }
+#endif

@@ -26,6 +26,8 @@
 #define UPROFILE	"/usr/bin/uprofile"
 #define KPROFILE	"/usr/bin/kprofile"
 #define HOT		"/pmcompat/tests/uprofile-hot-example"
+#define HOT_STRIPPED	"/pmcompat/tests/uprofile-hot-stripped-example"
+#define NOWHERE		0x1000ULL	/* a user address nothing is mapped at */
 #define EV_CYCLES	0x003c
 #define EV_INSTR	0x00c0
 #define P5		65536ULL	/* the EV5 default rate of counter 0 */
@@ -89,7 +91,7 @@ static ssize_t slurp(const char *path, char *buf, size_t len)
 
 /* The helper's report: wait (20 s at most) for the file, then parse it. */
 struct hot {
-	unsigned long long a, b, libc;
+	unsigned long long a, b, libc, lib;
 	int pid;
 };
 
@@ -101,8 +103,8 @@ static int hot_report(const char *path, struct hot *h)
 
 	for (i = 0; i < 2000; i++) {
 		if (slurp(path, buf, sizeof(buf)) > 0 &&
-		    sscanf(buf, "hot_a %llx hot_b %llx pid %d libc %llx", &h->a, &h->b,
-			   &h->pid, &h->libc) == 4)
+		    sscanf(buf, "hot_a %llx hot_b %llx pid %d libc %llx hotlib %llx", &h->a,
+			   &h->b, &h->pid, &h->libc, &h->lib) == 5)
 			return 0;
 		nanosleep(&ts, NULL);
 	}
@@ -138,6 +140,9 @@ FIXTURE(prof) {
 	cpu_set_t affinity;
 	char out[8192];
 	char err[2048];
+	const char *prog;		/* the helper: HOT unless set */
+	const char *stat;		/* a statistic operand before it */
+	unsigned long long klib, knowhere;	/* samples at hot_lib and NOWHERE */
 };
 
 FIXTURE_SETUP(prof)
@@ -198,7 +203,7 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 			struct __test_metadata *_metadata)
 {
 	char cpu[8], ofile[128];
-	const char *args[10];
+	const char *args[12];
 	struct hot h;
 	int n = 0, st;
 
@@ -213,7 +218,9 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 		args[n++] = "-o";
 		args[n++] = ofile;
 	}
-	args[n++] = HOT;
+	if (self->stat)
+		args[n++] = self->stat;
+	args[n++] = self->prog ? self->prog : HOT;
 	args[n++] = cpu;
 	args[n++] = self->addrs;
 	args[n] = NULL;
@@ -230,6 +237,10 @@ static int uprofile_hot(FIXTURE_DATA(prof) *self, enum tool_as who,
 		return -3;
 	if (klibc && inject_task(HOT_CPU, h.pid, ev, klibc * rate, 0, h.libc))
 		return -4;
+	if (self->klib && inject_task(HOT_CPU, h.pid, ev, self->klib * rate, 0, h.lib))
+		return -5;
+	if (self->knowhere && inject_task(HOT_CPU, h.pid, ev, self->knowhere * rate, 0, NOWHERE))
+		return -6;
 	kill(h.pid, SIGUSR1);
 	st = bg_wait(&self->bg);
 	slurp(outfile ? ofile : self->bg.out, self->out, sizeof(self->out));
@@ -249,16 +260,64 @@ TEST_F(prof, uprofile_two_hot_functions)
 }
 
 /*
- * The C library is mapped gigabytes away from the executable (a PIE): it is
- * outside the range, and its samples are dropped.
+ * The C library and the helper's own library are mapped gigabytes away
+ * from the executable (a PIE): another range, another open.  A sample
+ * where nothing is mapped is outside every range: shown, and counted in
+ * every share.
  */
-TEST_F(prof, uprofile_far_library_not_profiled)
+TEST_F(prof, uprofile_shared_libraries)
 {
+	self->klib = 6;
+	self->knowhere = 4;
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, false, EV_CYCLES, 30, 0, 12,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 30 samples, one every 65536 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 52 samples, one every 65536 cycles events (user mode)\n\n"
 		     HEADER
-		     "100.00          30          30  hot_a\n", self->out);
+		     " 57.69          30          30  hot_a\n"
+		     " 23.08          42          12  getpid (libc.so.6)\n"
+		     " 11.54          48           6  hot_lib (libuprofile-hot-example)\n"
+		     "  7.69          52           4  (outside the profiled text)\n", self->out);
+	EXPECT_STREQ("", self->err);
+}
+
+/* The same as a member of the device's group: its opens coexist too. */
+TEST_F(prof, uprofile_shared_libraries_as_group_member)
+{
+	self->klib = 2;
+	ASSERT_EQ(0, node_to_test_group(PFCNTR_PATH, 0640, &self->node_saved));
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_NOBODY_IN_GROUP, NULL, NULL, false, EV_CYCLES,
+				  6, 0, 0, P5, _metadata)) TH_LOG("stderr: %s", self->err);
+	EXPECT_STREQ("uprofile: " HOT ": 8 samples, one every 65536 cycles events (user mode)\n\n"
+		     HEADER
+		     " 75.00           6           6  hot_a\n"
+		     " 25.00           8           2  hot_lib (libuprofile-hot-example)\n",
+		     self->out);
+}
+
+/*
+ * A stripped executable (no .symtab; its functions not in .dynsym): the
+ * names come from its separate debug file, found by .gnu_debuglink.
+ */
+TEST_F(prof, uprofile_stripped_binary_debug_file)
+{
+	self->prog = HOT_STRIPPED;
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, false, EV_CYCLES, 5, 3, 0,
+				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
+	EXPECT_STREQ("uprofile: " HOT_STRIPPED ": 8 samples, one every 65536 cycles events (user mode)\n\n"
+		     HEADER
+		     " 62.50           5           5  hot_a\n"
+		     " 37.50           8           3  hot_b\n", self->out);
+}
+
+/* Tru64's command line: options, then the statistic, then the program. */
+TEST_F(prof, uprofile_tru64_statistic_operand)
+{
+	self->stat = "retinst";
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-stride", "1", false, EV_INSTR, 0, 9, 0,
+				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
+	EXPECT_STREQ("uprofile: " HOT ": 9 samples, one every 65536 issues events (user mode)\n\n"
+		     HEADER
+		     "100.00           9           9  hot_b\n", self->out);
 }
 
 /* A member of the device's group profiles its own program: user mode needs no privilege. */
@@ -343,7 +402,7 @@ TEST_F(prof, uprofile_usage_errors)
 	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile", (const char *[]){ NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);
-	EXPECT_STREQ("usage: uprofile [-e event] [-f frequency] [-o file] command [args ...]\n",
+	EXPECT_STREQ("usage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [statistic] command [args ...]\n",
 		     r.err);
 	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile",
 			      (const char *[]){ "-e", "nosuch", "true", NULL },
@@ -482,7 +541,7 @@ TEST_F(prof, kprofile_usage_errors)
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);
 	EXPECT_NE(NULL, strstr(r.err,
-		  "usage: kprofile [-c] [-e event] [-f frequency] [-o file] [seconds | command [args ...]]\n"));
+		  "usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [statistic] [seconds | command [args ...]]\n"));
 	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "0", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);
