@@ -26,7 +26,7 @@ typedef __u64 u64;
 /* iccsr_disable: the counters that do not collect (bit 0 counter 0). */
 #define ICCSR_DISABLE(v)	(((v) >> 35) & 0x3)
 
-/* PCNT5FREQ before any: the low rates. */
+/* PCNT5FREQ before any: the low rates (Tru64's PF5_FREQ_KFORCE). */
 #define EV5_FREQ_DEFAULT	(PF5_C0_INT_EVERY_65536 | PF5_C1_INT_EVERY_65536 | \
 				 PF5_C2_INT_EVERY_16384)
 
@@ -47,6 +47,7 @@ struct pfm_cfg {
 	bool logselect;
 	bool sample;				/* interrupts wanted (PFM_IPL) */
 	unsigned long on;			/* counters that count something */
+	unsigned long na;			/* EV5: left at an unavailable 0 */
 	u64 period[PFM_NCTRS];
 	struct pfm_desc desc[PFM_NCTRS];	/* of the counters on */
 };
@@ -66,6 +67,7 @@ struct pfm_alpha_ctx {
 	bool sample;			/* copied into the configuration */
 	bool ev67;			/* PCNT6MUX takes EV67 values */
 	bool privileged;		/* may count at the rate of 256 */
+	bool user_only;			/* EV4, EV6: no kernel mode (pfm(7)) */
 };
 
 /* union pmctrs_ev5 / pmctrs_ev6 images */
@@ -77,6 +79,21 @@ struct pfm_image {
 };
 
 extern const struct pfm_image pfm_image_ev5, pfm_image_ev6;
+
+/* What an interrupt found running (pfm_ipl_entry()). */
+struct pfm_ipl_ctx {
+	bool user;			/* user mode */
+	unsigned int nmi, hard;		/* NMI and hard interrupt nesting */
+	bool irqs_off;			/* interrupts were disabled */
+	bool softirq;			/* serving a softirq */
+	bool bh_off;			/* bottom halves disabled */
+	bool idle_task;			/* the CPU's idle task was current */
+};
+
+#define PFM_IPL_IDLE		7
+#define PFM_IPL_USER		8
+
+unsigned int pfm_ipl_entry(const struct pfm_ipl_ctx *c, bool *idle);
 
 void pfm_cfg_init(struct pfm_cfg *cfg);
 bool pfm_cfg_equal(const struct pfm_cfg *a, const struct pfm_cfg *b);

@@ -26,8 +26,6 @@ struct pt_regs;
 struct task_struct;
 
 #define PFM_NIPL	9
-#define PFM_IPL_IDLE	7
-#define PFM_IPL_USER	8
 
 #define PFM_STRIDE_DEFAULT	4		/* instructions per bucket */
 #define PFM_NCALLERS		4		/* extra caller ranges */
@@ -77,6 +75,7 @@ struct pfm_file {
 	bool ev67;
 	struct pfm_regs regs;
 	struct pfm_cfg cfg;
+	bool deferred;			/* LOGALL cfg without its events yet */
 	bool intr_on;			/* PCNTRENABLE */
 	unsigned long sel_en;		/* per-counter enables */
 	unsigned long recording;	/* read in NMI context */

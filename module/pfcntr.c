@@ -166,7 +166,8 @@ static bool pfm_sampling(unsigned long items)
  * The configuration that family fam's registers r make for this open
  * (pfcntr_alpha.c), with logselect and the items' interrupts.  The
  * caller's privilege is asked for only when a rate of 256 needs it, where
- * the translation stops with EPERM without it.
+ * the translation stops with EPERM without it, and for kernel mode where
+ * EV4 and EV6 would count it under LOGSELECT.
  */
 static int pfm_translate(const struct pfm_file *pf, enum pfm_family fam,
 			 const struct pfm_regs *r, bool logselect,
@@ -180,6 +181,13 @@ static int pfm_translate(const struct pfm_file *pf, enum pfm_family fam,
 	};
 	int ret;
 
+	/*
+	 * EV4 and EV6 have no mode bits and count kernel mode too; a caller
+	 * who counts its own processes but may not count kernel mode (perf's
+	 * rule) counts user mode only (pfm(7) DIFFERENCES).
+	 */
+	if (logselect && fam != PFM_FAM_EV5)
+		ctx.user_only = !!pmc_access_check(PMC_ACCESS_KERNEL, NULL);
 	ret = pfm_alpha_cfg(&ctx, fam, r, cfg);
 	if (ret == -EPERM && pfm_privileged()) {
 		ctx.privileged = true;
@@ -589,6 +597,9 @@ static int pfm_image_request(struct pfm_file *pf, unsigned int op, bool ev5,
 		return put_user(image, argp) ? -EFAULT : 0;
 	}
 
+	/* EV5: a counter left at an unavailable event cannot be named. */
+	if (op != 43 && (sel & pf->cfg.na))
+		return -EINVAL;
 	switch (op) {
 	case 43: case 53:			/* DISABLE */
 		pf->sel_en &= ~sel;

@@ -5,9 +5,14 @@
  *
  * Each Alpha event is counted with the nearest of perf's generic hardware
  * or cache events; one with no x86 counterpart is "not available" and
- * fails with EINVAL when a counter that counts chooses it.  EV4 and EV6
- * count user and kernel mode; EV5's contexts choose.  A rate of 256 (EV5,
- * EV4's counter 1) needs privilege: EPERM without.
+ * fails with EINVAL when a counter that counts chooses it, but for EV5's
+ * counter 1 or 2 left at 0 by a PCNT5MUX (the program did not name it):
+ * that counter counts nothing, and requests that select it fail.  EV4 and
+ * EV6 count user and kernel mode, but only user mode for a caller who may
+ * not count kernel mode and counts its own processes (LOGSELECT); EV5's
+ * contexts choose.  A PCNT5FREQ field of 0 is the low rate, as the 5.x
+ * driver forced it (PF5_FREQ_KFORCE).  A rate of 256 (EV5, EV4's counter 1)
+ * needs privilege: EPERM without.
  *
  * Pure: no state, nothing of the kernel beyond its types.  The host unit
  * test tests/unit/pfcntr_alpha_test.c compiles this file as it is.
@@ -119,6 +124,7 @@ static const u8 pfm_ev6_mux1[16] = {
 
 #define EV5_MUX_VALID		(GENMASK_ULL(7, 0) | BIT_ULL(31) | GENMASK_ULL(56, 51))
 #define EV5_CTXT_MODES		(PF5_CTXT_NO_USER | PF5_CTXT_NO_PAL | PF5_CTXT_NO_KERNEL)
+#define EV5_FREQ_VALID		GENMASK_ULL(9, 4)	/* Tru64: PF5_FREQ_KMASK */
 
 /* union pmctrs_ev5 / pmctrs_ev6 images */
 const struct pfm_image pfm_image_ev5 = {
@@ -186,9 +192,9 @@ static int pfm_cfg_ev4(const struct pfm_alpha_ctx *ctx, u64 iccsr, struct pfm_cf
 	if (!(dis & 2) && ICCSR_PC1(iccsr) && !ctx->privileged)
 		return -EPERM;		/* every 2^8 events: Tru64's superuser rate */
 	pfm_cfg_event(cfg, 0, dis & 1 ? PFM_OFF : ev0,
-		      ICCSR_PC0(iccsr) ? 1 << 12 : 1 << 16, true, true);
+		      ICCSR_PC0(iccsr) ? 1 << 12 : 1 << 16, true, !ctx->user_only);
 	pfm_cfg_event(cfg, 1, dis & 2 ? PFM_OFF : ev1,
-		      ICCSR_PC1(iccsr) ? 1 << 8 : 1 << 12, true, true);
+		      ICCSR_PC1(iccsr) ? 1 << 8 : 1 << 12, true, !ctx->user_only);
 	return 0;
 }
 
@@ -213,6 +219,12 @@ static int pfm_cfg_ev5(const struct pfm_alpha_ctx *ctx, const struct pfm_regs *r
 	static const u64 fast[PFM_NCTRS] = { 65536, 65536, 16384 };
 	static const unsigned int fshift[PFM_NCTRS] = { 8, 6, 4 };
 	u64 mux = r->ev5_mux, low1 = (mux >> 4) & 0xf, low2 = mux & 0xf;
+	/* A counter's whole field at 0: 1 and 2 then name an unavailable event. */
+	bool zero[PFM_NCTRS] = {
+		false,
+		!(mux & (GENMASK_ULL(7, 4) | GENMASK_ULL(53, 51))),
+		!(mux & (GENMASK_ULL(3, 0) | GENMASK_ULL(56, 54))),
+	};
 	u8 ev[PFM_NCTRS];
 	bool user, kernel;
 	unsigned int i;
@@ -221,7 +233,7 @@ static int pfm_cfg_ev5(const struct pfm_alpha_ctx *ctx, const struct pfm_regs *r
 	ret = pfm_cfg_begin(ctx, PFM_FAM_EV5, cfg);
 	if (ret)
 		return ret;
-	if ((mux & ~EV5_MUX_VALID) || (r->ev5_freq & ~0x3f0ULL))
+	if ((mux & ~EV5_MUX_VALID) || (r->ev5_freq & ~EV5_FREQ_VALID))
 		return -EINVAL;
 	if ((low1 != 0xf && (mux & GENMASK_ULL(53, 51))) ||
 	    (low2 != 0xf && (mux & GENMASK_ULL(56, 54))))
@@ -233,15 +245,18 @@ static int pfm_cfg_ev5(const struct pfm_alpha_ctx *ctx, const struct pfm_regs *r
 	ev[1] = low1 == 0xf ? pfm_ev5_mux1_ext[(mux >> 51) & 7] : pfm_ev5_mux1[low1];
 	ev[2] = low2 == 0xf ? pfm_ev5_mux2_ext[(mux >> 54) & 7] : pfm_ev5_mux2[low2];
 	for (i = 0; i < PFM_NCTRS; i++) {
-		unsigned int f = (r->ev5_freq >> fshift[i]) & 3;
+		/* Tru64 ORed PF5_FREQ_KFORCE in: 0 is the low rate, 1 is 256. */
+		unsigned int f = ((r->ev5_freq >> fshift[i]) & 3) | 2;
 
-		if (f == 1)
-			return -EINVAL;
 		if (f == 3 && !ctx->privileged)
 			return -EPERM;
-		if (f && r->ev5_mux_set && ev[i] == PFM_NA)
-			return -EINVAL;
-		pfm_cfg_event(cfg, i, f && r->ev5_mux_set ? ev[i] : PFM_OFF,
+		if (r->ev5_mux_set && ev[i] == PFM_NA) {
+			if (!zero[i])
+				return -EINVAL;
+			cfg->na |= BIT(i);
+			ev[i] = PFM_OFF;
+		}
+		pfm_cfg_event(cfg, i, r->ev5_mux_set ? ev[i] : PFM_OFF,
 			      f == 3 ? 256 : fast[i], user, kernel);
 	}
 	return 0;
@@ -281,8 +296,8 @@ static int pfm_cfg_ev6(const struct pfm_alpha_ctx *ctx, u64 mux, struct pfm_cfg 
 	}
 	if (ev1 == PFM_NA)
 		return -EINVAL;
-	pfm_cfg_event(cfg, 0, ev0, 1 << 20, true, true);
-	pfm_cfg_event(cfg, 1, ev1, 1 << 20, true, true);
+	pfm_cfg_event(cfg, 0, ev0, 1 << 20, true, !ctx->user_only);
+	pfm_cfg_event(cfg, 1, ev1, 1 << 20, true, !ctx->user_only);
 	return 0;
 }
 
@@ -312,7 +327,7 @@ bool pfm_cfg_equal(const struct pfm_cfg *a, const struct pfm_cfg *b)
 	unsigned int i;
 
 	if (a->family != b->family || a->logselect != b->logselect ||
-	    a->sample != b->sample || a->on != b->on)
+	    a->sample != b->sample || a->on != b->on || a->na != b->na)
 		return false;
 	for (i = 0; i < PFM_NCTRS; i++) {
 		const struct pfm_desc *x = &a->desc[i], *y = &b->desc[i];
@@ -326,4 +341,36 @@ bool pfm_cfg_equal(const struct pfm_cfg *a, const struct pfm_cfg *b)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * The IPL histogram entry of an interrupted context: 8 user mode; in the
+ * kernel 0 task context, 1 bottom halves disabled, 2 softirq, 3 interrupts
+ * off, 4 hard interrupt, 5 another NMI.  *idle: entry 7 counts it too,
+ * which on Tru64 was IPL 0 with the idle thread current, so 7 is a subset
+ * of 0.  Linux's idle task waits with interrupts off (do_idle() disables
+ * them before the idle state), yet it is the idle thread at base level:
+ * its task context is entry 0 whatever the interrupt flag says.
+ */
+unsigned int pfm_ipl_entry(const struct pfm_ipl_ctx *c, bool *idle)
+{
+	unsigned int e;
+
+	*idle = false;
+	if (c->user)
+		return PFM_IPL_USER;
+	if (c->nmi)
+		return 5;
+	if (c->hard)
+		return 4;
+	if (c->irqs_off && !c->idle_task)
+		return 3;
+	if (c->softirq)
+		e = 2;
+	else if (c->bh_off)
+		e = 1;
+	else
+		e = 0;
+	*idle = !e && c->idle_task;
+	return e;
 }

@@ -31,34 +31,25 @@
 
 /* ---- interrupt time -------------------------------------------------------- */
 
-/*
- * The IPL histogram entry of an interrupted context: 8 user mode; in the
- * kernel 0 task context, 1 bottom halves disabled, 2 softirq, 3 interrupts
- * off, 4 hard interrupt, 5 another NMI.  The NMI we run in is not counted.
- */
-static unsigned int pfm_ipl_entry(struct pt_regs *regs)
+/* The IPL histogram entry of an interrupted context (pfcntr_alpha.c). */
+static unsigned int pfm_ipl_of(struct pt_regs *regs, bool *idle)
 {
 	unsigned long pc = preempt_count();
-	unsigned int hard = (pc & HARDIRQ_MASK) >> HARDIRQ_SHIFT;
-	unsigned int nmi = (pc & NMI_MASK) >> NMI_SHIFT;
+	struct pfm_ipl_ctx c = {
+		.user = user_mode(regs),
+		.hard = (pc & HARDIRQ_MASK) >> HARDIRQ_SHIFT,
+		.nmi = (pc & NMI_MASK) >> NMI_SHIFT,
+		.irqs_off = !(regs->flags & X86_EFLAGS_IF),
+		.softirq = in_serving_softirq(),
+		.bh_off = softirq_count(),
+		.idle_task = is_idle_task(current),
+	};
 
-	if (user_mode(regs))
-		return PFM_IPL_USER;
 	if (in_nmi()) {		/* nmi_enter() counts itself in both */
-		nmi--;
-		hard--;
+		c.nmi--;
+		c.hard--;
 	}
-	if (nmi)
-		return 5;
-	if (hard)
-		return 4;
-	if (!(regs->flags & X86_EFLAGS_IF))
-		return 3;
-	if (in_serving_softirq())
-		return 2;
-	if (softirq_count())
-		return 1;
-	return 0;
+	return pfm_ipl_entry(&c, idle);
 }
 
 static void pfm_tick(void *ctx, unsigned int idx, struct pt_regs *regs)
@@ -67,15 +58,16 @@ static void pfm_tick(void *ctx, unsigned int idx, struct pt_regs *regs)
 	unsigned long items;
 	struct pfm_ipl *h;
 	unsigned int e;
+	bool idle;
 
 	if (!(READ_ONCE(pf->recording) & BIT(idx)))
 		return;
 	items = READ_ONCE(pf->items);
 	if (items & PFM_IPL) {
 		h = this_cpu_ptr(pf->ipl);
-		e = pfm_ipl_entry(regs);
+		e = pfm_ipl_of(regs, &idle);
 		atomic64_inc(&h->ipl[e]);
-		if (e != PFM_IPL_USER && is_idle_task(current))
+		if (idle)
 			atomic64_inc(&h->ipl[PFM_IPL_IDLE]);
 	}
 	if (items & PFM_PROFILING)
@@ -119,6 +111,9 @@ int pfm_update(struct pfm_file *pf)
 
 	if (!on && !off)
 		return 0;
+	/* Counting starts on a configuration kept without its CPU events. */
+	if (on && pf->deferred)
+		return pfm_apply(pf, &pf->cfg);
 	if (on) {
 		/* Whoever enables must be allowed to count what is set up. */
 		ret = pfm_lock_target(pf, &pf->cfg, &lock);
@@ -272,12 +267,19 @@ static struct pmc_set *pfm_make_set(struct pfm_file *pf, const struct pfm_cfg *c
  * Count what cfg says from now on, all or nothing: new sets are made and
  * started while the old ones are stopped; on failure the old ones resume.
  * The Alpha counters keep their ticks and raw values across the change.
+ *
+ * Under LOGALL, before anything records, a caller who may not count whole
+ * CPUs gets the configuration without its events (pf->deferred): a Tru64
+ * program may choose its events before PCNTLOGSELECT, in the open's
+ * default LOGALL state.  The events are made, and the access asked again,
+ * when counting starts (pfm_update()) or LOGSELECT comes.
  */
 int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 {
 	unsigned long want = pf->intr_on ? pf->sel_en & cfg->on : 0;
 	struct rw_semaphore *lock;
 	struct pmc_set **sets;
+	bool defer = false;
 	unsigned int k, i;
 	u64 v[PFM_NCTRS];
 	int ret;
@@ -288,13 +290,17 @@ int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 	if (ret)
 		return ret;
 	ret = pfm_access(pf, cfg);
+	if (ret == -EPERM && !cfg->logselect && !want) {
+		defer = true;
+		ret = 0;
+	}
 	if (ret)
 		goto unlock;
 	ret = -ENOMEM;
 	sets = kvcalloc(pf->nslots, sizeof(*sets), GFP_KERNEL);
 	if (!sets)
 		goto unlock;
-	for (k = 0; k < pf->nslots && cfg->on; k++) {
+	for (k = 0; k < pf->nslots && cfg->on && !defer; k++) {
 		int cpu = pfm_slot_cpu(pf, k);
 
 		/* Hybrid PMUs refuse CPUs that never came up: none runs there. */
@@ -348,6 +354,7 @@ int pfm_apply(struct pfm_file *pf, const struct pfm_cfg *cfg)
 	}
 	kvfree(sets);
 	pf->cfg = *cfg;
+	pf->deferred = defer;
 	WRITE_ONCE(pf->recording, want);
 	pfm_unlock_target(lock);
 	return 0;

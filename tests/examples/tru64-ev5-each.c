@@ -129,8 +129,8 @@ main(int argc, char **argv)
 		ctl.pmctrs_ev5_cpu = cpu;
 		if (ioctl(fd, PCNT5GETCNTRS, &ctl.pmctrs_ev5_long) == -1)
 			fail("PCNT5GETCNTRS");
-		printf("cpu %ld: ticks %llu %llu %llu raw %u %u %u "
-		    "counts %llu %llu %llu\n", cpu,
+		printf("cpu %ld: ticks %lu %lu %lu raw %u %u %u "
+		    "counts %lu %lu %lu\n", cpu,
 		    ticks[cpu].pf_cntr0, ticks[cpu].pf_cntr1,
 		    ticks[cpu].pf_cntr2,
 		    (unsigned)ctl.pmctrs_ev5_cntr0,
@@ -139,7 +139,7 @@ main(int argc, char **argv)
 		    counts[cpu].pf_cntr0, counts[cpu].pf_cntr1,
 		    counts[cpu].pf_cntr2);
 	}
-	printf("pr_cycle: %llu\n", counts[0].pr_cycle);
+	printf("pr_cycle: %lu\n", counts[0].pr_cycle);
 	close(fd);
 	return status;
 }

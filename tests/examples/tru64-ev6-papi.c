@@ -31,7 +31,7 @@
 
 static int fd;
 static struct pfcntrs_ev6 cntrs[EV_MAX_CPUS];
-static unsigned long long instructions, cycles, elapsed;
+static ulong instructions, cycles, elapsed;	/* as PAPI's ulong cntrs[] */
 
 static void
 fail(const char *what)
@@ -155,8 +155,8 @@ main(int argc, char **argv)
 	}
 	pfm_stop();
 
-	printf("elapsed TSC cycles: %llu\n", elapsed);
-	printf("retired instructions: %llu\n", instructions);
-	printf("cycles: %llu\n", cycles);
+	printf("elapsed TSC cycles: %lu\n", elapsed);
+	printf("retired instructions: %lu\n", instructions);
+	printf("cycles: %lu\n", cycles);
 	return status;
 }

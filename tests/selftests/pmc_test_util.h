@@ -840,7 +840,7 @@ static inline int inject_here(unsigned int event, unsigned long long count)
 }
 #endif /* _LIBCPC_H */
 
-#ifdef _SYS_PFCNTR_H_
+#ifdef _PFCNTR_H_
 /* /dev/pfcntr: read-only is enough, as pfm(7)'s programs open it.  -errno. */
 #define PFCNTR_PATH	"/dev/pfcntr"
 
@@ -860,6 +860,6 @@ static inline int pf_long(int fd, unsigned long req, long v)
 {
 	return ioctl(fd, req, &v) ? -errno : 0;
 }
-#endif /* _SYS_PFCNTR_H_ */
+#endif /* _PFCNTR_H_ */
 
 #endif /* PMC_TEST_UTIL_H */

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+/* Tru64's kernel masks (PF5_FREQ_KMASK ...), as a Tru64 kernel file sees them. */
+#define _KERNEL
+
 #include "pfcntr_alpha.h"
 #include "kselftest_harness.h"
 
@@ -435,6 +438,12 @@ TEST(ev5_counter1_every_value)
 		__u64 mux = (__u64)m << 4 | EV5_C2_OK;
 		int ret = ev5(mux, EV5_FREQ_DEFAULT, 0, false, &cfg);
 
+		if (!ev5_mux1[m].ok && m == 0) {	/* left at 0: counts nothing */
+			ASSERT_EQ(0, ret);
+			EXPECT_EQ(5UL, cfg.on);
+			EXPECT_EQ(2UL, cfg.na);
+			continue;
+		}
 		if (!ev5_mux1[m].ok) {
 			EXPECT_EQ(-EINVAL, ret) TH_LOG("mux1 %#x", m);
 			continue;
@@ -472,6 +481,12 @@ TEST(ev5_counter2_every_value)
 	for (m = 0; m < 15; m++) {
 		int ret = ev5(EV5_C1_OK | m, EV5_FREQ_DEFAULT, 0, false, &cfg);
 
+		if (!ev5_mux2[m].ok && m == 0) {	/* left at 0: counts nothing */
+			ASSERT_EQ(0, ret);
+			EXPECT_EQ(3UL, cfg.on);
+			EXPECT_EQ(4UL, cfg.na);
+			continue;
+		}
 		if (!ev5_mux2[m].ok) {
 			EXPECT_EQ(-EINVAL, ret) TH_LOG("mux2 %#x", m);
 			continue;
@@ -580,27 +595,62 @@ TEST(ev5_not_available_names)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(mux1); i++) {
-		EXPECT_EQ(-EINVAL, ev5(mux1[i] | EV5_C2_OK, EV5_FREQ_DEFAULT, 0, true, &cfg))
+		int ret = ev5(mux1[i] | EV5_C2_OK, EV5_FREQ_DEFAULT, 0, true, &cfg);
+
+		/* 0 is a field left out: that counter counts nothing */
+		EXPECT_EQ(mux1[i] ? -EINVAL : 0, ret)
 			TH_LOG("%#llx", (unsigned long long)mux1[i]);
-		/* counter 1 off (rate 0): its event is not looked at */
-		EXPECT_EQ(0, ev5(mux1[i] | EV5_C2_OK, PF5_C0_INT_EVERY_65536 |
-				 PF5_C2_INT_EVERY_16384, 0, false, &cfg));
-		EXPECT_EQ(5UL, cfg.on);
+		/* a field of 0 in PCNT5FREQ is the low rate: the event counts */
+		EXPECT_EQ(mux1[i] ? -EINVAL : 0,
+			  ev5(mux1[i] | EV5_C2_OK, PF5_C0_INT_EVERY_65536 |
+			      PF5_C2_INT_EVERY_16384, 0, false, &cfg));
 	}
 	for (i = 0; i < ARRAY_SIZE(mux2); i++) {
-		EXPECT_EQ(-EINVAL, ev5(EV5_C1_OK | mux2[i], EV5_FREQ_DEFAULT, 0, true, &cfg))
+		int ret = ev5(EV5_C1_OK | mux2[i], EV5_FREQ_DEFAULT, 0, true, &cfg);
+
+		EXPECT_EQ(mux2[i] ? -EINVAL : 0, ret)
 			TH_LOG("%#llx", (unsigned long long)mux2[i]);
-		EXPECT_EQ(0, ev5(EV5_C1_OK | mux2[i], PF5_C0_INT_EVERY_65536 |
-				 PF5_C1_INT_EVERY_65536, 0, false, &cfg));
-		EXPECT_EQ(3UL, cfg.on);
+		EXPECT_EQ(mux2[i] ? -EINVAL : 0,
+			  ev5(EV5_C1_OK | mux2[i], PF5_C0_INT_EVERY_65536 |
+			      PF5_C1_INT_EVERY_65536, 0, false, &cfg));
+	}
+}
+
+/*
+ * Issue 23 M1: PCNT5MUX with counters 1 and 2 left at 0 (the program names
+ * counter 0's event only) is not refused: 1 and 2 count nothing and are
+ * marked not available; Tru64's 0 values name events x86 lacks.
+ */
+TEST(ev5_mux_fields_left_at_zero)
+{
+	struct pfm_cfg cfg;
+
+	ASSERT_EQ(0, ev5(PF5_MUX0_ISSUES, EV5_FREQ_DEFAULT, 0, false, &cfg));
+	EXPECT_EQ(1UL, cfg.on);
+	EXPECT_EQ(6UL, cfg.na);
+	expect_event(_metadata, &cfg, 0, &W_INSNS, true, true, "mux", PF5_MUX0_ISSUES);
+	ASSERT_EQ(0, ev5(PF5_MUX0_CYCLES | PF5_MUX1_C_LOAD_INSTRUCTIONS, EV5_FREQ_DEFAULT, 0,
+			 false, &cfg));
+	EXPECT_EQ(3UL, cfg.on);
+	EXPECT_EQ(4UL, cfg.na);
+	/* a named unavailable event is still refused */
+	EXPECT_EQ(-EINVAL, ev5(PF5_MUX1_REPLAY_TRAP, EV5_FREQ_DEFAULT, 0, false, &cfg));
+	EXPECT_EQ(-EINVAL, ev5(PF5_MUX2_C_PC_MISPR, EV5_FREQ_DEFAULT, 0, false, &cfg));
+	/* before any PCNT5MUX nothing counts and nothing is unavailable */
+	{
+		struct pfm_regs r = { .ev5_freq = EV5_FREQ_DEFAULT };
+
+		ASSERT_EQ(0, translate(PFM_FAM_NONE, PFM_FAM_EV5, &r, false, false, &cfg));
+		EXPECT_EQ(0UL, cfg.na);
 	}
 }
 
 /*
  * PCNT5FREQ: every value of the three 2-bit fields, with and without
- * privilege.  0 turns the counter off, 1 is EINVAL, 2 the low rate, 3 the
- * rate of 256 (EPERM without privilege); the counters are looked at in the
- * order 0, 1, 2, and the first that fails decides.
+ * privilege.  As the 5.x driver, which ORed PF5_FREQ_KFORCE in: 0 and 2
+ * are the low rate, 1 and 3 the rate of 256 (EPERM without privilege,
+ * any bit of PF5_FREQ_FAST_MASK).  Every counter counts (issue 23 M1: 0
+ * used to turn the counter off, 1 to fail with EINVAL).
  */
 TEST(ev5_freq_every_value)
 {
@@ -609,32 +659,26 @@ TEST(ev5_freq_every_value)
 	struct pfm_cfg cfg;
 	unsigned int v, priv, i;
 
+	EXPECT_EQ((__u64)PF5_FREQ_KFORCE, (__u64)EV5_FREQ_DEFAULT);
 	for (v = 0; v < 64; v++) {
 		for (priv = 0; priv < 2; priv++) {
 			__u64 freq = 0;
-			int want = 0, ret;
+			int want, ret;
 
-			for (i = 0; i < PFM_NCTRS; i++) {
-				unsigned int f = (v >> (2 * i)) & 3;
-
-				freq |= (__u64)f << shift[i];
-				if (!want && f == 1)
-					want = -EINVAL;
-				if (!want && f == 3 && !priv)
-					want = -EPERM;
-			}
+			for (i = 0; i < PFM_NCTRS; i++)
+				freq |= (__u64)((v >> (2 * i)) & 3) << shift[i];
+			want = (freq & PF5_FREQ_FAST_MASK) && !priv ? -EPERM : 0;
 			ret = ev5(PF5_MUX0_ISSUES | EV5_C1_OK | EV5_C2_OK, freq, 0, priv, &cfg);
 			EXPECT_EQ(want, ret) TH_LOG("freq %#llx priv %u",
 						    (unsigned long long)freq, priv);
 			if (want || ret)
 				continue;
+			EXPECT_EQ(7UL, cfg.on) TH_LOG("freq %#llx", (unsigned long long)freq);
 			for (i = 0; i < PFM_NCTRS; i++) {
 				unsigned int f = (v >> (2 * i)) & 3;
 				unsigned long long fv = freq;
 
-				EXPECT_EQ(f != 0, !!(cfg.on & (1UL << i)))
-					TH_LOG("freq %#llx counter %u", fv, i);
-				EXPECT_EQ(f == 3 ? 256ULL : low[i], cfg.period[i])
+				EXPECT_EQ(f & 1 ? 256ULL : low[i], cfg.period[i])
 					TH_LOG("freq %#llx counter %u", fv, i);
 			}
 		}
@@ -645,6 +689,12 @@ TEST(ev5_freq_every_value)
 	EXPECT_EQ(256ULL, cfg.period[0]);
 	EXPECT_EQ(256ULL, cfg.period[1]);
 	EXPECT_EQ(256ULL, cfg.period[2]);
+	/* one counter's rate named, the others left 0: all at the low rate */
+	ASSERT_EQ(0, ev5(PF5_MUX0_CYCLES | EV5_C1_OK | EV5_C2_OK, PF5_C1_INT_EVERY_65536, 0,
+			 false, &cfg));
+	EXPECT_EQ(7UL, cfg.on);
+	EXPECT_EQ(65536ULL, cfg.period[0]);
+	EXPECT_EQ(16384ULL, cfg.period[2]);
 }
 
 /* Any PCNT5FREQ bit outside bits 4-9 (PF5_FREQ_KMASK) is EINVAL. */
@@ -673,8 +723,9 @@ TEST(ev5_nothing_before_mux)
 	EXPECT_EQ(PFM_FAM_EV5, cfg.family);
 	r.ev5_freq = PF5_C0_INT_EVERY_256;	/* still needs privilege */
 	EXPECT_EQ(-EPERM, translate(PFM_FAM_NONE, PFM_FAM_EV5, &r, false, false, &cfg));
-	r.ev5_freq = 0x100;			/* and 1 is still EINVAL */
-	EXPECT_EQ(-EINVAL, translate(PFM_FAM_NONE, PFM_FAM_EV5, &r, true, false, &cfg));
+	r.ev5_freq = 0x100;			/* and 1 is 256 as well */
+	EXPECT_EQ(-EPERM, translate(PFM_FAM_NONE, PFM_FAM_EV5, &r, false, false, &cfg));
+	EXPECT_EQ(0, translate(PFM_FAM_NONE, PFM_FAM_EV5, &r, true, false, &cfg));
 	r.ev5_freq = EV5_FREQ_DEFAULT;
 	r.ev5_ctxts = PF5_CTXT_PAL;
 	EXPECT_EQ(-EINVAL, translate(PFM_FAM_NONE, PFM_FAM_EV5, &r, true, false, &cfg));
@@ -752,12 +803,12 @@ TEST(ev5_contexts_reserved_bits)
 
 /*
  * The order of the errors: the mux, freq and contexts bits, the modes,
- * then per counter in order its rate (EINVAL for 1, EPERM for 256 without
- * privilege) before its event.
+ * then per counter in order its rate (EPERM for 256 without privilege)
+ * before its event.
  */
 TEST(ev5_error_order)
 {
-	const __u64 na1 = PF5_MUX1_NON_ISSUE_CYCLES | EV5_C2_OK;
+	const __u64 na1 = PF5_MUX1_REPLAY_TRAP | EV5_C2_OK;
 	struct pfm_cfg cfg;
 
 	/* counter 0 at 256 comes before counter 1's unavailable event */
@@ -902,18 +953,50 @@ TEST(ev67_differs_from_ev6)
 	EXPECT_EQ(-EINVAL, ev6(0x10, true, &cfg));
 }
 
+/*
+ * Issue 23 M2: EV4 and EV6 count user mode only when the caller may not
+ * count kernel mode (an ordinary user's LOGSELECT, pfm(7) DIFFERENCES);
+ * EV5 keeps what its contexts say.
+ */
+TEST(ev4_ev6_user_only)
+{
+	struct pfm_regs r = {
+		.iccsr = PFCNTR_ICCSR_IMAGE(0, 0, PF_CYCLES, PF_BRANCHMISS, 0),
+		.ev6_mux = PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_RET_COND_BRANCHES,
+		.ev5_mux = PF5_MUX0_ISSUES, .ev5_mux_set = true,
+		.ev5_freq = EV5_FREQ_DEFAULT,
+	};
+	struct pfm_alpha_ctx ctx = { .user_only = true };
+	static const struct want branches = HW(BRANCH_INSTRUCTIONS);
+	static const struct want bmiss = HW(BRANCH_MISSES);
+	struct pfm_cfg cfg;
+
+	ASSERT_EQ(0, pfm_alpha_cfg(&ctx, PFM_FAM_EV4, &r, &cfg));
+	expect_event(_metadata, &cfg, 0, &W_CYCLES, true, false, "EV4", 0);
+	expect_event(_metadata, &cfg, 1, &bmiss, true, false, "EV4", 0);
+	ASSERT_EQ(0, pfm_alpha_cfg(&ctx, PFM_FAM_EV6, &r, &cfg));
+	expect_event(_metadata, &cfg, 0, &W_INSNS, true, false, "EV6", 0);
+	expect_event(_metadata, &cfg, 1, &branches, true, false, "EV6", 0);
+	ctx.ev67 = true;
+	r.ev6_mux = PF67_RET_INST_AND_CYCLES;
+	ASSERT_EQ(0, pfm_alpha_cfg(&ctx, PFM_FAM_EV6, &r, &cfg));
+	expect_event(_metadata, &cfg, 1, &W_CYCLES, true, false, "EV67", 0);
+	ASSERT_EQ(0, pfm_alpha_cfg(&ctx, PFM_FAM_EV5, &r, &cfg));
+	expect_event(_metadata, &cfg, 0, &W_INSNS, true, true, "EV5", 0);
+}
+
 /* ---- comparing configurations --------------------------------------------- */
 
 TEST(cfg_equal)
 {
 	struct pfm_cfg a, b;
 
-	ASSERT_EQ(0, ev5(PF5_MUX0_ISSUES | EV5_C1_OK | EV5_C2_OK,
+	ASSERT_EQ(0, ev5(PF5_MUX0_ISSUES | EV5_C2_OK,
 			 PF5_C0_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384, 0, false, &a));
-	ASSERT_EQ(0, ev5(PF5_MUX0_ISSUES | EV5_C1_OK | EV5_C2_OK,
+	ASSERT_EQ(0, ev5(PF5_MUX0_ISSUES | EV5_C2_OK,
 			 PF5_C0_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384, 0, false, &b));
 	EXPECT_TRUE(pfm_cfg_equal(&a, &b));
-	b.desc[1].config++;			/* counter 1 is off */
+	b.desc[1].config++;			/* counter 1 is left out */
 	EXPECT_TRUE(pfm_cfg_equal(&a, &b));
 	b.desc[2].exclude_user = true;
 	EXPECT_FALSE(pfm_cfg_equal(&a, &b));
@@ -935,11 +1018,54 @@ TEST(cfg_equal)
 	b = a;
 	b.family = PFM_FAM_EV6;
 	EXPECT_FALSE(pfm_cfg_equal(&a, &b));
+	b = a;
+	b.na = 0;
+	EXPECT_FALSE(pfm_cfg_equal(&a, &b));
 	/* another user-mode choice is another configuration */
-	ASSERT_EQ(0, ev5(PF5_MUX0_ISSUES | EV5_C1_OK | EV5_C2_OK,
+	ASSERT_EQ(0, ev5(PF5_MUX0_ISSUES | EV5_C2_OK,
 			 PF5_C0_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384,
 			 PF5_CTXT_KERNEL, false, &b));
 	EXPECT_FALSE(pfm_cfg_equal(&a, &b));
+}
+
+/* ---- IPL histogram entries ------------------------------------------------ */
+
+/*
+ * Issue 23 M6: entry 7 is Tru64's "IPL 0 and the idle thread", a subset of
+ * entry 0.  The idle task's own context (which waits with interrupts off
+ * on Linux) is entry 0 and 7; an interrupt taken in the idle task is its
+ * level only.
+ */
+TEST(ipl_entries)
+{
+	static const struct {
+		struct pfm_ipl_ctx c;
+		unsigned int e;
+		bool idle;
+	} t[] = {
+		{ { .user = true }, 8, false },
+		{ { .user = true, .idle_task = true }, 8, false },
+		{ { }, 0, false },
+		{ { .idle_task = true }, 0, true },
+		{ { .idle_task = true, .irqs_off = true }, 0, true },
+		{ { .irqs_off = true }, 3, false },
+		{ { .bh_off = true }, 1, false },
+		{ { .bh_off = true, .idle_task = true }, 1, false },
+		{ { .softirq = true, .bh_off = true }, 2, false },
+		{ { .softirq = true, .bh_off = true, .idle_task = true }, 2, false },
+		{ { .hard = 1, .irqs_off = true }, 4, false },
+		{ { .hard = 1, .irqs_off = true, .idle_task = true }, 4, false },
+		{ { .nmi = 1, .hard = 1, .irqs_off = true }, 5, false },
+		{ { .nmi = 1, .idle_task = true }, 5, false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		bool idle = !t[i].idle;
+
+		EXPECT_EQ(t[i].e, pfm_ipl_entry(&t[i].c, &idle)) TH_LOG("case %u", i);
+		EXPECT_EQ(t[i].idle, idle) TH_LOG("case %u", i);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -3,28 +3,58 @@
  * <sys/pfcntr.h> - Tru64 UNIX pfm(7) on Linux (pmcompat /dev/pfcntr).
  *
  * Source-compatible with the Tru64 UNIX 5.1 header (2001: EV4, EV5, EV6 and
- * EV67): same names, structure layouts and constants, so a Tru64 program
- * compiles unchanged.  The differences:
- *  - Tru64's ulong fields are __u64, 64 bits also in 32-bit programs;
+ * EV67): the same names, guard, types, structure and union layouts, inner
+ * member names and constants, so that a Tru64 program compiles unchanged.
+ * Like Tru64's, it brings in <sys/types.h> and <sys/ioctl.h>: ulong, u_long,
+ * uint and ioctl() need nothing else.  The differences:
  *  - the open modes PCNTOPEN* have other values (see there);
- *  - the ioctl numbers are Linux-encoded (programs need only be recompiled).
- *    Requests whose argument type is long or a pointer encode a size of 4
- *    in 32-bit programs and so have numbers of their own there.
+ *  - the ioctl numbers are Linux-encoded (programs need only be recompiled);
+ *  - in 32-bit programs (Tru64 had none) the fields declared ulong stay 64
+ *    bits wide (unsigned long long), so that every layout is the same as in
+ *    64-bit programs.  Requests whose argument type is long or a pointer
+ *    encode a size of 4 there and so have numbers of their own.
  *
  * The bit-field layouts below are those of a little-endian machine (Alpha,
  * like x86 and little-endian arm64, allocates bit-fields from the least
  * significant bit).  The PFCNTR_* macros at the end decode and build the same
  * images with shifts; the module uses only those.
  */
-#ifndef _SYS_PFCNTR_H_
-#define _SYS_PFCNTR_H_
+#ifndef _PFCNTR_H_
+#define _PFCNTR_H_
 
+#ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#else
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <linux/types.h>
+
+/*
+ * glibc declares ulong, u_long and uint only in its default (BSD and SVID)
+ * mode; Tru64 programs use them whatever the mode, as the header's own
+ * fields did, so strict ISO C modes get them here.
+ */
+#if defined(__GLIBC__) && !defined(__USE_MISC)
+typedef unsigned long ulong;
+typedef unsigned long u_long;
+typedef unsigned int uint;
+#endif
+#endif
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
 	__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "<sys/pfcntr.h>: the bit-field layouts need a little-endian target"
+#endif
+
+/*
+ * Tru64's ulong: unsigned long in 64-bit programs (LP64, as on Alpha), a
+ * 64-bit integer in 32-bit ones (the same layouts; not Tru64's type there).
+ */
+#if defined(__LP64__) || defined(_LP64)
+typedef unsigned long __pfcntr_ulong_t;
+#else
+typedef __u64 __pfcntr_ulong_t;
 #endif
 
 /* ---- Structures ------------------------------------------------------- */
@@ -34,7 +64,7 @@
  * iccsr_disable: 1 turns counter 0 off, 2 counter 1; 3 is refused (EINVAL).
  */
 struct iccsr {
-	__extension__ __u64
+	__extension__ __pfcntr_ulong_t
 		iccsr_pc1:1,	/* bit 0: counter 1 rate, PF_C1_INT_EVERY_* */
 		iccsr_ign0:2,	/* bits 1-2: must be zero */
 		iccsr_pc0:1,	/* bit 3: counter 0 rate, PF_C0_INT_EVERY_* */
@@ -52,47 +82,48 @@ struct iccsr {
  * here, first in the EV5 and EV6 structures.
  */
 struct pfcntrs {
-	__u64 pf_cntr0;
-	__u64 pf_cntr1;
-	__u64 pr_cycle;
+	__pfcntr_ulong_t pf_cntr0;
+	__pfcntr_ulong_t pf_cntr1;
+	__pfcntr_ulong_t pr_cycle;
 };
 
 /* EV5 counts (PCNT5GETCNT, PCNT5READCNTRS), 32 bytes. */
 struct pfcntrs_ev5 {
-	__u64 pr_cycle;
-	__u64 pf_cntr0;
-	__u64 pf_cntr1;
-	__u64 pf_cntr2;
+	__pfcntr_ulong_t pr_cycle;
+	__pfcntr_ulong_t pf_cntr0;
+	__pfcntr_ulong_t pf_cntr1;
+	__pfcntr_ulong_t pf_cntr2;
 };
 
 /* EV6 counts (PCNT6GETCNT, PCNT6READCNTRS), 24 bytes. */
 struct pfcntrs_ev6 {
-	__u64 pr_cycle;
-	__u64 pf_cntr0;
-	__u64 pf_cntr1;
+	__pfcntr_ulong_t pr_cycle;
+	__pfcntr_ulong_t pf_cntr0;
+	__pfcntr_ulong_t pf_cntr1;
 };
 
 /*
  * IPL histogram (PCNTGETIPLHIS): entries 0-5 are IPL 0-5, 6 is always
- * empty (the counter interrupt's own level), 7 counts idle ticks (a subset
- * of 0-5), 8 user-mode ticks.
+ * empty (the counter interrupt's own level), 7 counts the ticks of entry 0
+ * that interrupted the idle task (a subset of 0, as on Tru64), 8 user-mode
+ * ticks.
  */
 struct pfipls {
-	__u64 ipl[9];
+	__pfcntr_ulong_t ipl[9];
 };
 
 /* Text address range to profile (PCNTSETUADDR, PCNTSETKADDR). */
 struct addr_range {
-	__u64 start;
-	__u64 end;
+	__pfcntr_ulong_t start;
+	__pfcntr_ulong_t end;
 };
 
 /* Address range and stride (PCNTSETURANGE, PCNTSETKRANGE). */
 typedef struct {
-	__u64 start;
-	__u64 end;
-	__u64 stride;		/* instructions per bucket: 0 or a power of 2 */
-	__u64 res0;
+	__pfcntr_ulong_t start;
+	__pfcntr_ulong_t end;
+	__pfcntr_ulong_t stride;	/* instructions per bucket, 0 or 2^n */
+	__pfcntr_ulong_t res0;
 } addr_range_t;
 
 /* pmctrs_ev5_cpu / pmctrs_ev6_cpu: every CPU the device has open. */
@@ -101,88 +132,86 @@ typedef struct {
 /*
  * EV5 counter image (PCNT5ENABLE .. PCNT5GETCNTRS take &pmctrs_ev5_long):
  * bits 0-2 select, 8-15 cpu, 16-29 counter 2, 32-47 counter 1,
- * 48-63 counter 0.
+ * 48-63 counter 0.  Programs use the pmctrs_ev5_* names defined below.
  */
 union pmctrs_ev5 {
-	__u64 pmctrs_ev5_long;
+	__pfcntr_ulong_t pmctrs_ev5_long;
 	struct {
-		__extension__ __u64
-			pmctrs_ev5_select:3,	/* PF5_SEL_COUNTER_* */
-			pmctrs_ev5_res0:5,
-			pmctrs_ev5_cpu:8,	/* a CPU or PMCTRS_ALL_CPUS */
-			pmctrs_ev5_cntr2:14,
-			pmctrs_ev5_res1:2,
-			pmctrs_ev5_cntr1:16,
-			pmctrs_ev5_cntr0:16;
-	} pmctrs_ev5_s;
+		__extension__ __pfcntr_ulong_t
+			pmctrs_ev5_s_sel:3,	/* PF5_SEL_COUNTER_* */
+			: 5,
+			pmctrs_ev5_s_cpu:8,	/* a CPU or PMCTRS_ALL_CPUS */
+			pmctrs_ev5_s_c2:14,
+			: 2,
+			pmctrs_ev5_s_c1:16,
+			pmctrs_ev5_s_c0:16;
+	} pmctrs_ev5_struct;
 };
 
-#define pmctrs_ev5_select	pmctrs_ev5_s.pmctrs_ev5_select
-#define pmctrs_ev5_cpu		pmctrs_ev5_s.pmctrs_ev5_cpu
-#define pmctrs_ev5_cntr0	pmctrs_ev5_s.pmctrs_ev5_cntr0
-#define pmctrs_ev5_cntr1	pmctrs_ev5_s.pmctrs_ev5_cntr1
-#define pmctrs_ev5_cntr2	pmctrs_ev5_s.pmctrs_ev5_cntr2
+#define pmctrs_ev5_select	pmctrs_ev5_struct.pmctrs_ev5_s_sel
+#define pmctrs_ev5_cpu		pmctrs_ev5_struct.pmctrs_ev5_s_cpu
+#define pmctrs_ev5_cntr0	pmctrs_ev5_struct.pmctrs_ev5_s_c0
+#define pmctrs_ev5_cntr1	pmctrs_ev5_struct.pmctrs_ev5_s_c1
+#define pmctrs_ev5_cntr2	pmctrs_ev5_struct.pmctrs_ev5_s_c2
 
 /*
  * EV6 counter image (PCNT6ENABWRITE .. PCNT6GETCNTRS take &pmctrs_ev6_long):
  * bits 0-1 select, 6-25 counter 1, 28-47 counter 0, 56-63 cpu.
  */
 union pmctrs_ev6 {
-	__u64 pmctrs_ev6_long;
+	__pfcntr_ulong_t pmctrs_ev6_long;
 	struct {
-		__extension__ __u64
-			pmctrs_ev6_select:2,	/* PF6_SEL_COUNTER_* */
-			pmctrs_ev6_res0:4,
-			pmctrs_ev6_cntr1:20,
-			pmctrs_ev6_res1:2,
-			pmctrs_ev6_cntr0:20,
-			pmctrs_ev6_res2:8,
-			pmctrs_ev6_cpu:8;	/* a CPU or PMCTRS_ALL_CPUS */
-	} pmctrs_ev6_s;
+		__extension__ __pfcntr_ulong_t
+			pmctrs_ev6_s_sel:2,	/* PF6_SEL_COUNTER_* */
+			: 4,
+			pmctrs_ev6_s_c1:20,
+			: 2,
+			pmctrs_ev6_s_c0:20,
+			: 8,
+			pmctrs_ev6_s_cpu:8;	/* a CPU or PMCTRS_ALL_CPUS */
+	} pmctrs_ev6_struct;
 };
 
-#define pmctrs_ev6_select	pmctrs_ev6_s.pmctrs_ev6_select
-#define pmctrs_ev6_cpu		pmctrs_ev6_s.pmctrs_ev6_cpu
-#define pmctrs_ev6_cntr0	pmctrs_ev6_s.pmctrs_ev6_cntr0
-#define pmctrs_ev6_cntr1	pmctrs_ev6_s.pmctrs_ev6_cntr1
+#define pmctrs_ev6_select	pmctrs_ev6_struct.pmctrs_ev6_s_sel
+#define pmctrs_ev6_cpu		pmctrs_ev6_struct.pmctrs_ev6_s_cpu
+#define pmctrs_ev6_cntr0	pmctrs_ev6_struct.pmctrs_ev6_s_c0
+#define pmctrs_ev6_cntr1	pmctrs_ev6_struct.pmctrs_ev6_s_c1
 
 /*
  * EV67 ProfileMe registers (the profile-me mode is refused on Linux; these
- * are here so that programs compile).  The fields are members of the union.
+ * are here so that programs compile): the whole register, or its fields.
  */
-typedef union {
-	__u64 qval;
-
-	__extension__ struct {
-		__extension__ __u64
+typedef union ev67_istat_reg {
+	__pfcntr_ulong_t qval;
+	struct {
+		__extension__ __pfcntr_ulong_t
 			res_0:29,	/* bits 0-28 */
-			par:1,		/* 29 */
-			ovr:3,		/* 30-32 */
-			icm:1,		/* 33 */
-			ttype:4,	/* 34-37 */
-			lso:1,		/* 38 */
-			trp:1,		/* 39 */
-			mis:1,		/* 40 */
+			par:1,		/* 29: Icache parity error */
+			ovr:3,		/* 30-32: counter 0 overcount */
+			icm:1,		/* 33: Icache miss */
+			ttype:4,	/* 34-37: trap type */
+			lso:1,		/* 38: load-store order trap */
+			trp:1,		/* 39: trap */
+			mis:1,		/* 40: mispredict (with trp) */
 			res_1:23;	/* 41-63 */
-	};
+	} fields;
 } ev67_istat_reg_t;
 
-typedef union {
-	__u64 qval;
-
-	__extension__ struct {
-		__extension__ __u64
-			tak:1,		/* bit 0 */
-			val:1,		/* 1 */
-			sl1:2,		/* 2-3 */
-			sl0:1,		/* 4 */
+typedef union ev67_pctr_ctl_reg {
+	__pfcntr_ulong_t qval;
+	struct {
+		__extension__ __pfcntr_ulong_t
+			tak:1,		/* bit 0: branch taken */
+			val:1,		/* 1: instruction valid */
+			sl1:2,		/* 2-3: selector 1 */
+			sl0:1,		/* 4: selector 0 */
 			res_0:1,	/* 5 */
-			pctr1:20,	/* 6-25 */
-			kb4map:1,	/* 26 */
-			mstall:1,	/* 27 */
-			pctr0:20,	/* 28-47 */
-			sext:16;	/* 48-63 */
-	};
+			pctr1:20,	/* 6-25: counter 1 */
+			kb4map:1,	/* 26: killed before map */
+			mstall:1,	/* 27: stalled between fetch and map */
+			pctr0:20,	/* 28-47: counter 0 */
+			sext:16;	/* 48-63: sign extension of pctr0 */
+	} fields;
 } ev67_pctr_ctl_reg_t;
 
 /* ---- Open modes ------------------------------------------------------- */
@@ -211,12 +240,14 @@ typedef union {
 #define PFM_PROFME_MODE_MASK	0xff00	/* EV67 profile-me (refused) */
 #define PFM_PROFME_MODE_SHIFT	8
 
-/* Tru64's driver states. */
+/* The 5.x driver's own states: its kernel only, as on Tru64. */
+#if defined(KERNEL) || defined(__KERNEL__)
 #define PFM_CLOSED		0
 #define PFM_KSAMPLES		8
 #define PFM_USAMPLES		16
 #define PFM_CALLER		32
 #define PFM_MASK		7
+#endif
 
 /* ---- ioctl requests ---------------------------------------------------- */
 
@@ -397,7 +428,10 @@ typedef union {
 
 /* ---- EV5 interrupt rates (PCNT5FREQ): one per counter, ORed ------------ */
 
-/* The 256 rates need privilege. */
+/*
+ * The 256 rates need privilege.  A counter whose field is left 0 counts at
+ * its low rate, as on Tru64 (1 is the rate of 256, as 3).
+ */
 #define PF5_C0_INT_EVERY_256	0x300
 #define PF5_C0_INT_EVERY_65536	0x200
 #define PF5_C1_INT_EVERY_256	0xC0
@@ -451,20 +485,17 @@ typedef union {
 #define PF67_CYCLES_AND_RET_DELAY	0x04
 
 /*
- * Profile-me statistics (PFM_PROFME_MODE_MASK of the items).  Tru64's enum
- * has 44 entries; only DISABLED = 0 (which must be first), ABORT = 1 and
- * VALID = 43 are known.  The others are the statistics of pfm(7) in its
- * order; the 2001 header's exact order, and three of its names (the values
- * 40-42 here), are not known.  /dev/pfcntr refuses the profile-me mode on
- * Linux (EINVAL), so these values carry no meaning here.
+ * Profile-me statistics (PFM_PROFME_MODE_MASK of the items), in the 5.1
+ * header's order.  /dev/pfcntr refuses the profile-me mode on Linux
+ * (EINVAL), so these values carry no meaning here.
  */
 enum {
-	PF67_PM_DISABLED = 0,		/* must be first */
-	PF67_PM_ABORT = 1,
+	PF67_PM_DISABLED,		/* 0: must be first */
+	PF67_PM_ABORT,
 	PF67_PM_ABORT_PER_RET,
 	PF67_PM_ARITH_TRAP,
 	PF67_PM_CBR_TAKEN,
-	PF67_PM_CBR_TAKEN_PER_RET,
+	PF67_PM_CBR_TAKEN_PER_RET,	/* 5 */
 	PF67_PM_CYCLES,
 	PF67_PM_CYCLES_PER_RET,
 	PF67_PM_DELAY,
@@ -474,41 +505,51 @@ enum {
 	PF67_PM_DTB_MISS_PER_RET,
 	PF67_PM_DTB_MISS3,
 	PF67_PM_DTB_MISS4,
-	PF67_PM_EARLY_KILL,
+	PF67_PM_EARLY_KILL,		/* 15 */
 	PF67_PM_EARLY_KILL_PER_RET,
 	PF67_PM_FP_DISABLED,
 	PF67_PM_FREQ,
 	PF67_PM_ICACHE_MISS,
 	PF67_PM_ICACHE_MISS_PER_RET,	/* 20 */
 	PF67_PM_ICACHE_PARITY,
-	PF67_PM_INFLT_BCACHE,
+	PF67_PM_INFLT_BCACHE_MISS,
 	PF67_PM_INFLT_REPLAYS,
 	PF67_PM_INFLT_RETIRES,
-	PF67_PM_INTERRUPT,
+	PF67_PM_INTERRUPT,		/* 25 */
 	PF67_PM_ISTREAM_ACCVIO,
 	PF67_PM_ITB_MISS,
-	PF67_PM_LDST_ORDER,
-	PF67_PM_LDST_UNALIGN,
+	PF67_PM_LDST_ALIGN_TRAP,
+	PF67_PM_LDST_ORDER_TRAP,
 	PF67_PM_MAP_STALL,		/* 30 */
 	PF67_PM_MAP_STALL_PER_RET,
+	PF67_PM_MCHK_TRAP,
 	PF67_PM_MISPREDICT,
 	PF67_PM_MISPREDICT_PER_RET,
-	PF67_PM_OPCDEC,
+	PF67_PM_MT_FPCR_TRAP,		/* 35 */
+	PF67_PM_OPCDEC_TRAP,
 	PF67_PM_REPLAY_TRAP,
 	PF67_PM_REPLAY_TRAP_PER_RET,
-	PF67_PM_RETIRE,
+	PF67_PM_RESET,
+	PF67_PM_RETIRE,			/* 40 */
 	PF67_PM_TRAP,
-	PF67_PM_TRAP_PER_RET,		/* 39; 40-42 unknown */
-	PF67_PM_VALID = 43
+	PF67_PM_TRAP_PER_RET,
+	PF67_PM_VALID			/* 43 */
 };
 
-/* ---- Tru64 kernel: wrperfmon PAL function codes and request masks ------ */
-
+/*
+ * ---- Tru64's kernel: wrperfmon PAL function codes and request masks ----
+ * (seen only with _KERNEL, as on Tru64, and by the module)
+ */
+#if defined(_KERNEL) || defined(__KERNEL__)
+/* EV4 */
 #define PFDISABLE		0
 #define PFENABLE		1
 #define PFSET			2
 #define PFOPT			3
 
+/* EV5 */
+#define PF5DISABLE		0
+#define PF5ENABLE		1
 #define PF5MUXSEL		2
 #define PF5OPT			3
 #define PF5FREQSEL		4
@@ -516,6 +557,9 @@ enum {
 #define PF5WRITE		6
 #define PF5ENABRESET		7
 
+/* EV6 (no frequency function) */
+#define PF6DISABLE		0
+#define PF6ENABLE		1
 #define PF6MUXSEL		2
 #define PF6OPT			3
 #define PF6READ			5
@@ -529,13 +573,29 @@ enum {
 #define PF5SETCTRS		0x18
 #define PF6SETCTRS		0x28
 
-/* As found in Tru64 (e.g. PF5_MUX_KMASK lacks PF5_MUX0_ISSUES' bit 31). */
+/*
+ * The bits each request may carry.  PF5_MUX_KMASK lacks PF5_MUX0_ISSUES'
+ * bit 31, as on Tru64.  A PCNT5FREQ argument is masked with PF5_FREQ_KMASK
+ * and ORed with PF5_FREQ_KFORCE (the high bit of each counter's field), so
+ * a field of 0 is the low rate and any bit of PF5_FREQ_FAST_MASK is a rate
+ * of 256.
+ */
 #define PF5_ABLE_KMASK		0x7
 #define PF5_MUX_KMASK		0x01F80000000000FF
+#define PF5_MUX_CBOX_KMASK	0x01F8000000000000
+#define PF5_MUX_CBOX_KSHIFT	32
+#define PFPCA56_MUX_CBOX_KSHIFT	43
 #define PF5_CTXT_KMASK		0x40000301
 #define PF5_FREQ_KMASK		0x3F0
-#define PF6_MUX_KMASK		0x1F
+#define PF5_FREQ_KFORCE		0x2A0
+#define PF5_FREQ_FAST_MASK	0x150
+#define PF5_WRITE_KMASK		0xFFFFFFFF3FFF0000
+#define PF5_CPU_KMASK		0xFF00
+
 #define PF6_CPU_KMASK		0xFF00000000000000
+#define PF6_MUX_KMASK		0x1F
+#define PF6_WRITE_KMASK		0xFF00FFFFF3FFFFC3
+#endif /* _KERNEL */
 
 /* ---- pmcompat: field helpers for the images, with shifts --------------- */
 
@@ -617,4 +677,4 @@ enum {
 	 __PFCNTR_PUT(mux1, PFCNTR_ICCSR_MUX1) |		\
 	 __PFCNTR_PUT(disable, PFCNTR_ICCSR_DISABLE))
 
-#endif /* !_SYS_PFCNTR_H_ */
+#endif /* !_PFCNTR_H_ */
