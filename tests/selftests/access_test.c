@@ -79,7 +79,8 @@
 /* EV5: instructions, branches (flow changes), cycles; EV6: instructions, cycles. */
 #define MUX5_ISB_CYC	(PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_CYCLES)
 #define FREQ5_C0_256	(PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384)
-#define FREQ5_C2_OFF	(PF5_C0_INT_EVERY_65536 | PF5_C1_INT_EVERY_65536)
+/* Other events than MUX5_ISB_CYC: a change of what is counted. */
+#define MUX5_OTHER	(PF5_MUX0_CYCLES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_CYCLES)
 
 #define DEF_MAX_PER_FD		256
 #define DEF_MAX_PER_USER	1024
@@ -729,7 +730,7 @@ enum op {
 	/* /dev/pfcntr, opened by the cell's process */
 	OP_PF_SELF_USER, OP_PF_SELF_KERNEL, OP_PF_LOGALL, OP_PF_RATE256,
 	/* /dev/pfcntr, a descriptor the cell's process was sent (enum owner) */
-	OP_PF_FD_OTHER_FREQ, OP_PF_FD_OTHER_ENABLE, OP_PF_FD_SAME_ENABLE,
+	OP_PF_FD_OTHER_MUX, OP_PF_FD_OTHER_ENABLE, OP_PF_FD_SAME_ENABLE,
 	OP_PF_FD_ROOT_LOGALL,
 	OP_MAIN_N,
 	/*
@@ -750,7 +751,7 @@ static const char *const op_names[OP_N] = {
 	"pctr-user", "pctr-kernel", "perfmon-setup+start", "cpc-self-user",
 	"cpc-self-system", "cpc-own-child", "cpc-other-user", "cpc-cpu",
 	"pfcntr-self-user", "pfcntr-self-kernel", "pfcntr-logall", "pfcntr-rate-256",
-	"pfcntr-fd-other-freq", "pfcntr-fd-other-enable", "pfcntr-fd-same-enable",
+	"pfcntr-fd-other-mux", "pfcntr-fd-other-enable", "pfcntr-fd-same-enable",
 	"pfcntr-fd-root-logall",
 	"pfcntr-fd-capable-owner", "cpc-capable-same-uid", "pfcntr-fd-userns",
 	"cpc-userns-same-uid",
@@ -761,7 +762,7 @@ static const char *const op_names[OP_N] = {
 static enum owner op_owner(enum op op)
 {
 	switch (op) {
-	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_MUX:
 	case OP_PF_FD_OTHER_ENABLE:
 		return OWN_OTHER_UID;
 	case OP_PF_FD_SAME_ENABLE:
@@ -839,8 +840,8 @@ static int pf_try(enum op op)
  */
 static int pf_fd_try(enum op op, int fd)
 {
-	if (op == OP_PF_FD_OTHER_FREQ)
-		return pf_long(fd, PCNT5FREQ, FREQ5_C2_OFF);
+	if (op == OP_PF_FD_OTHER_MUX)
+		return pf_long(fd, PCNT5MUX, MUX5_OTHER);
 	return pf_req(fd, PCNTRENABLE);
 }
 
@@ -872,7 +873,7 @@ static int pmc_try(enum op op, pid_t other, pid_t child, pid_t owner, int pf)
 	case OP_PF_LOGALL:
 	case OP_PF_RATE256:
 		return -pf_try(op);
-	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_MUX:
 	case OP_PF_FD_OTHER_ENABLE:
 	case OP_PF_FD_SAME_ENABLE:
 	case OP_PF_FD_ROOT_LOGALL:
@@ -951,7 +952,7 @@ static int perf_try(enum op op, pid_t other, pid_t child, pid_t owner)
 	case OP_CPC_OTHER:
 		pid = other;
 		break;
-	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_MUX:
 	case OP_PF_FD_OTHER_ENABLE:
 	case OP_PF_FD_SAME_ENABLE:
 	case OP_PF_FD_CAP_OWNER:
@@ -1002,7 +1003,7 @@ static int policy(enum op op, enum cred c, int level, bool kernel_exported)
 			return EACCES;
 		return cap ? 0 : EPERM;
 	/* A descriptor sent to the cell: the node's mode does not matter. */
-	case OP_PF_FD_OTHER_FREQ:
+	case OP_PF_FD_OTHER_MUX:
 	case OP_PF_FD_OTHER_ENABLE:	/* the owner is another user */
 	case OP_PF_FD_ROOT_LOGALL:	/* whole CPUs */
 		return cap ? 0 : EPERM;
