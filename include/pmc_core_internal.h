@@ -44,6 +44,7 @@ void pmc_attr_route(struct perf_event_attr *attr, u32 pmu_type);
 
 /* ---- pmc_event.c ---------------------------------------------------------- */
 
+int pmc_slot_cpu(const struct pmc_set *set, unsigned int i);
 bool pmc_set_cpu_bound(const struct pmc_set *set);
 bool pmc_set_per_pmu(const struct pmc_set *set);
 bool pmc_slot_used(const struct pmc_counter *c, unsigned int i);

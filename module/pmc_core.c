@@ -289,6 +289,15 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 		if (!pmc_slot_used(c, i))
 			continue;
 		event = pmc_event_create(c, i);
+		/*
+		 * A CPU going down meanwhile (perf refuses its events once it
+		 * is offline, after the hotplug callback ran): its slot stays
+		 * empty, as for any CPU that is down, and the CPU's events are
+		 * made when it comes back.  The request does not fail for it.
+		 */
+		if (PTR_ERR_OR_ZERO(event) == -ENODEV && pmc_set_cpu_bound(set) &&
+		    !cpu_online(pmc_slot_cpu(set, i)))
+			continue;
 		if (IS_ERR(event)) {
 			ret = PTR_ERR(event);
 			goto fail;

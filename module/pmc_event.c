@@ -14,7 +14,7 @@
 #include "pmc_core_internal.h"
 
 /* The CPU a slot's event counts on; -1 for a thread's events. */
-static int pmc_slot_cpu(const struct pmc_set *set, unsigned int i)
+int pmc_slot_cpu(const struct pmc_set *set, unsigned int i)
 {
 	switch (set->bind.scope) {
 	case PMC_SCOPE_CPU:

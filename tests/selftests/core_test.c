@@ -31,12 +31,14 @@
 
 /* Test PMU codes (event | umask << 8). */
 #define EV_INSTR	0x00c0		/* PAPI_tot_ins */
+#define EV_CYCLES	0x003c		/* PAPI_tot_cyc */
 #define EV_BRANCH	0x00c4		/* PAPI_br_ins */
 
 #define PRESET		(UINT64_MAX - 999ULL)	/* overflows after 1000 */
 #define HOTPLUG_CPU	3
 #define USR		CPC_COUNT_USER
 #define FN_INSTR	(EV_INSTR | PCTR_U | PCTR_K | PCTR_EN)
+#define FN_CYCLES	(EV_CYCLES | PCTR_U | PCTR_K | PCTR_EN)
 #define SELF_EXE	"/proc/self/exe"
 /* A raw config that passes /dev/cpc's checks but that perf (the test PMU) refuses. */
 #define CONFIG_REFUSED	((1ULL << 32) | EV_INSTR)
@@ -504,6 +506,71 @@ TEST_F_TIMEOUT(core, hotplug_while_binding_thread_cpu_and_pctr_counters, 150)
 		TH_LOG("DRIVER BUG: kernel report: %s", report);
 	close(kmsg);
 	munmap(r, sizeof(*r));
+}
+
+/*
+ * Programming a CPU-wide counter while a CPU goes down and up: every
+ * request succeeds.  perf refuses events for a CPU once it is offline,
+ * after the module's hotplug callback ran; a request that raced it failed
+ * with ENODEV, instead of leaving that CPU to the hotplug path (which makes
+ * its events when it comes back).
+ */
+struct program_race {
+	volatile int stop;
+	int rounds, err;
+};
+
+static void *program_race_hotplug(void *arg)
+{
+	struct program_race *pr = arg;
+	int i, err = 0;
+
+	if (pin_to_cpu(0))
+		err = -errno;
+	for (i = 0; i < HOTPLUG_ROUNDS && !err; i++) {
+		err = set_cpu_online(HOTPLUG_CPU, 0);
+		if (!err)
+			err = set_cpu_online(HOTPLUG_CPU, 1);
+		pr->rounds = i + 1;
+	}
+	pr->err = err;
+	pr->stop = 1;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(core, pctr_programming_racing_cpu_hotplug_always_succeeds, 150)
+{
+	struct program_race pr = { 0 };
+	int fd, err, n = 0, enodev = 0, other = 0, last = 0;
+	pthread_t t;
+
+	NEED_FAKEPMU();
+	NEED_HOTPLUG();
+	fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	self->pctr_used = true;
+	self->offlined = HOTPLUG_CPU;
+	ASSERT_EQ(0, pin_to_cpu(1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, program_race_hotplug, &pr));
+	while (!pr.stop) {
+		err = pctr_set_fd(fd, 0, (n & 1) ? FN_INSTR : FN_CYCLES);
+		n++;
+		if (err == -ENODEV)
+			enodev++;
+		else if (err)
+			other++, last = err;
+	}
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ksft_print_msg("%d requests over %d hotplug rounds: %d ENODEV, %d other errors\n",
+		       n, pr.rounds, enodev, other);
+	EXPECT_EQ(0, pr.err) TH_LOG("hotplug: %s", strerror(-pr.err));
+	EXPECT_EQ(0, enodev) TH_LOG("DRIVER BUG: requests failed with ENODEV while a CPU went down");
+	EXPECT_EQ(0, other) TH_LOG("last: %s", strerror(-last));
+	/* The CPU that came back counts again. */
+	ASSERT_EQ(0, pctr_set_fd(fd, 0, FN_INSTR));
+	ASSERT_EQ(0, inject(HOTPLUG_CPU, EV_INSTR, 100));
+	EXPECT_EQ(0, pctr_set_fd(fd, 0, 0));
+	close(fd);
 }
 
 /* ---- 2. inheritance and exec -------------------------------------------- */
