@@ -165,14 +165,11 @@ CPC_EXPORT uint_t cpc_version(uint_t ver)
 	return ver;
 }
 
+/* As on Solaris, no cpc_version() is needed first. */
 CPC_EXPORT int cpc_getcpuver(void)
 {
 	int cpuver;
 
-	if (__atomic_load_n(&v1_version, __ATOMIC_ACQUIRE) == CPC_VER_NONE) {
-		errno = EINVAL;
-		return -1;
-	}
 	cpuver = v1_cpuver_of(v1_get_cpu());
 	if (cpuver == -1)
 		errno = ENOTSUP;
@@ -215,9 +212,10 @@ CPC_EXPORT const char *cpc_getusage(int cpuver)
 		errno = EINVAL;
 		return NULL;
 	}
+	/* Solaris' Pentium Pro text */
 	return "pic0=<event0>,pic1=<event1> [,sys[0|1]] [,nouser[0|1]] "
-	       "[,edge[0|1]] [,noedge[0|1]] [,pc[0|1]] [,inv[0|1]] "
-	       "[,int[0|1]] [,cmask[0|1]=<maskspec>] [,umask[0|1]=<maskspec>]";
+	       "[,noedge[0|1]] [,pc[0|1]] [,int[0|1]] [,inv[0|1]] "
+	       "[,cmask[0|1]=<maskspec>] [,umask[0|1]=<maskspec>] ";
 }
 
 CPC_EXPORT uint_t cpc_getnpic(int cpuver)
@@ -245,15 +243,146 @@ static uint32_t v1_image(const struct cpcev_cpu *cpu, const char *event,
 	return (uint32_t)perf.config | PES_EN;
 }
 
+/* ---- cpc_strtoevent and cpc_eventtostr ------------------------------------- */
+
+/*
+ * The Pentium Pro event names of the Solaris specification, with their
+ * event-select codes (Intel, Pentium Pro Family Developer's Manual vol. 3,
+ * appendix A.1) and the counters that may count them.  They are the v1
+ * names of CPC_PENTIUM_PRO_MMX; the codes are programmed as they are, so
+ * on a later processor a code counts what that processor's manual says.
+ */
+#define P6_ANY		0
+#define P6_PIC0		1		/* counter 0 only */
+#define P6_PIC1		2		/* counter 1 only */
+
+static const struct v1_p6name {
+	const char *name;
+	uint8_t code;
+	uint8_t only;
+} v1_p6names[] = {
+	{ "data_mem_refs", 0x43, P6_ANY },
+	{ "dcu_lines_in", 0x45, P6_ANY },
+	{ "dcu_m_lines_in", 0x46, P6_ANY },
+	{ "dcu_m_lines_out", 0x47, P6_ANY },
+	{ "dcu_miss_outstanding", 0x48, P6_ANY },
+	{ "ifu_ifetch", 0x80, P6_ANY },
+	{ "ifu_ifetch_miss", 0x81, P6_ANY },
+	{ "itlb_miss", 0x85, P6_ANY },
+	{ "ifu_mem_stall", 0x86, P6_ANY },
+	{ "ild_stall", 0x87, P6_ANY },
+	{ "l2_ifetch", 0x28, P6_ANY },
+	{ "l2_ld", 0x29, P6_ANY },
+	{ "l2_st", 0x2a, P6_ANY },
+	{ "l2_lines_in", 0x24, P6_ANY },
+	{ "l2_lines_out", 0x26, P6_ANY },
+	{ "l2_m_lines_inm", 0x25, P6_ANY },
+	{ "l2_m_lines_outm", 0x27, P6_ANY },
+	{ "l2_rqsts", 0x2e, P6_ANY },
+	{ "l2_ads", 0x21, P6_ANY },
+	{ "l2_dbus_busy", 0x22, P6_ANY },
+	{ "l2_dbus_busy_rd", 0x23, P6_ANY },
+	{ "bus_drdy_clocks", 0x62, P6_ANY },
+	{ "bus_lock_clocks", 0x63, P6_ANY },
+	{ "bus_req_outstanding", 0x60, P6_ANY },
+	{ "bus_tran_brd", 0x65, P6_ANY },
+	{ "bus_tran_rfo", 0x66, P6_ANY },
+	{ "bus_trans_wb", 0x67, P6_ANY },
+	{ "bus_tran_ifetch", 0x68, P6_ANY },
+	{ "bus_tran_inval", 0x69, P6_ANY },
+	{ "bus_tran_pwr", 0x6a, P6_ANY },
+	{ "bus_trans_p", 0x6b, P6_ANY },
+	{ "bus_trans_io", 0x6c, P6_ANY },
+	{ "bus_tran_def", 0x6d, P6_ANY },
+	{ "bus_tran_burst", 0x6e, P6_ANY },
+	{ "bus_tran_any", 0x70, P6_ANY },
+	{ "bus_tran_mem", 0x6f, P6_ANY },
+	{ "bus_data_rcv", 0x64, P6_ANY },
+	{ "bus_bnr_drv", 0x61, P6_ANY },
+	{ "bus_hit_drv", 0x7a, P6_ANY },
+	{ "bus_hitm_drv", 0x7b, P6_ANY },
+	{ "bus_snoop_stall", 0x7e, P6_ANY },
+	{ "flops", 0xc1, P6_PIC0 },
+	{ "fp_comp_ops_exe", 0x10, P6_PIC0 },
+	{ "fp_assist", 0x11, P6_PIC1 },
+	{ "mul", 0x12, P6_PIC1 },
+	{ "div", 0x13, P6_PIC1 },
+	{ "cycles_div_busy", 0x14, P6_PIC0 },
+	{ "ld_blocks", 0x03, P6_ANY },
+	{ "sb_drains", 0x04, P6_ANY },
+	{ "misalign_mem_ref", 0x05, P6_ANY },
+	{ "inst_retired", 0xc0, P6_ANY },
+	{ "uops_retired", 0xc2, P6_ANY },
+	{ "inst_decoder", 0xd0, P6_ANY },
+	{ "hw_int_rx", 0xc8, P6_ANY },
+	{ "cycles_int_masked", 0xc6, P6_ANY },
+	{ "cycles_int_pending_and_masked", 0xc7, P6_ANY },
+	{ "br_inst_retired", 0xc4, P6_ANY },
+	{ "br_miss_pred_retired", 0xc5, P6_ANY },
+	{ "br_taken_retired", 0xc9, P6_ANY },
+	{ "br_miss_pred_taken_ret", 0xca, P6_ANY },
+	{ "br_inst_decoded", 0xe0, P6_ANY },
+	{ "btb_misses", 0xe2, P6_ANY },
+	{ "br_bogus", 0xe4, P6_ANY },
+	{ "baclears", 0xe6, P6_ANY },
+	{ "resource_stalls", 0xa2, P6_ANY },
+	{ "partial_rat_stalls", 0xd2, P6_ANY },
+	{ "segment_reg_loads", 0x06, P6_ANY },
+	{ "cpu_clk_unhalted", 0x79, P6_ANY },
+	{ "mmx_instr_exec", 0xb0, P6_ANY },
+	{ "mmx_sat_instr_exec", 0xb1, P6_ANY },
+	{ "mmx_uops_exec", 0xb2, P6_ANY },
+	{ "mmx_instr_type_exec", 0xb3, P6_ANY },
+	{ "fp_mmx_trans", 0xcc, P6_ANY },
+	{ "mmx_assists", 0xcd, P6_ANY },
+	{ "mmx_instr_ret", 0xce, P6_ANY },
+	{ "seg_rename_stalls", 0xd4, P6_ANY },
+	{ "seg_reg_renames", 0xd5, P6_ANY },
+	{ "ret_seg_renames", 0xd6, P6_ANY },
+};
+
+/* Whether counter regno may count P6 name n. */
+static int v1_p6_on(const struct v1_p6name *n, int regno)
+{
+	return n->only == P6_ANY || n->only == (regno ? P6_PIC1 : P6_PIC0);
+}
+
+/*
+ * The code of Pentium Pro name on counter regno: 0 to 0xff; -2 if counter
+ * regno cannot count it, -1 if it is none.
+ */
+static int v1_p6_code(int cpuver, int regno, const char *name)
+{
+	size_t i;
+
+	if (cpuver != CPC_PENTIUM_PRO_MMX)
+		return -1;
+	for (i = 0; i < ARRAY_LEN(v1_p6names); i++)
+		if (!strcmp(name, v1_p6names[i].name))
+			return v1_p6_on(&v1_p6names[i], regno) ?
+			       v1_p6names[i].code : -2;
+	return -1;
+}
+
+/* The P6 name of code on counter regno, or NULL. */
+static const char *v1_p6_name(int cpuver, int regno, uint8_t code)
+{
+	size_t i;
+
+	if (cpuver != CPC_PENTIUM_PRO_MMX)
+		return NULL;
+	for (i = 0; i < ARRAY_LEN(v1_p6names); i++)
+		if (v1_p6names[i].code == code && v1_p6_on(&v1_p6names[i], regno))
+			return v1_p6names[i].name;
+	return NULL;
+}
+
 struct v1_walk {
 	const struct cpcev_cpu *cpu;
+	int cpuver;
 	int regno;
 	void *arg;
 	void (*action)(void *arg, int regno, const char *name, uint8_t bits);
-	uint32_t want;			/* v1_find: code and unit mask */
-	uint32_t want_extra;		/* v1_find: its edge, invert, counter mask */
-	const char *found;
-	char name[CPC_MAX_EVENT_LEN];
 };
 
 static void v1_walk_one(void *p, const char *name)
@@ -264,289 +393,281 @@ static void v1_walk_one(void *p, const char *name)
 	/* v2's generic names (some come as raw codes from libpfm4): not v1's. */
 	if (!strncmp(name, "PAPI_", 5) || !strncmp(name, "sw_", 3))
 		return;
+	/* A Pentium Pro name means Solaris' code, not libpfm4's event. */
+	if (v1_p6_code(w->cpuver, w->regno, name) != -1)
+		return;
 	pes = v1_image(w->cpu, name, NULL, 0, NULL);
 	if (pes)
 		w->action(w->arg, w->regno, name, (uint8_t)(pes & PES_EVENT));
 }
 
+/*
+ * Solaris' Pentium Pro names (CPC_PENTIUM_PRO_MMX), then libcpc's
+ * platform names that are raw event codes (an extension).
+ */
 CPC_EXPORT void cpc_walk_names(int cpuver, int regno, void *arg,
 			       void (*action)(void *arg, int regno,
 					      const char *name, uint8_t bits))
 {
 	struct v1_walk w;
+	size_t i;
 
 	if (!action || !v1_cpuver_ok(cpuver) || regno < 0 || regno >= V1_NPIC) {
 		errno = EINVAL;
 		return;
 	}
+	if (cpuver == CPC_PENTIUM_PRO_MMX)
+		for (i = 0; i < ARRAY_LEN(v1_p6names); i++)
+			if (v1_p6_on(&v1_p6names[i], regno))
+				action(arg, regno, v1_p6names[i].name,
+				       v1_p6names[i].code);
 	memset(&w, 0, sizeof(w));
 	w.cpu = v1_get_cpu();
+	w.cpuver = cpuver;
 	w.regno = regno;
 	w.arg = arg;
 	w.action = action;
 	cpcev_walk(w.cpu, CPCEV_PLATFORM, v1_walk_one, &w);
 }
 
-/* ---- cpc_strtoevent and cpc_eventtostr ------------------------------------- */
-
-struct v1_pic {
-	const char *event;
-	int sys, nouser, edge, pc, inv, intr;
-	int have_umask;
-	uint64_t umask, cmask;
-};
-
-/* "name" with an optional 0 or 1: the counter, -1 for both, -2 no match. */
-static int v1_keyword(const char *tok, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(tok, name, n))
-		return -2;
-	if (!tok[n])
-		return -1;
-	if ((tok[n] == '0' || tok[n] == '1') && !tok[n + 1])
-		return tok[n] - '0';
-	return -2;
-}
-
-static int v1_parse_val(const char *s, uint64_t *v)
+/* A number as Solaris reads one (strtol, base 0, a prefix): 0 or -1. */
+static int v1_number(const char *s, long max, long *v)
 {
 	char *end;
 
-	if (!s || !*s || *s == '-')
-		return -1;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end ? -1 : 0;
+	*v = strtol(s, &end, 0);
+	return end == s || errno || *v < 0 || *v > max ? -1 : 0;
 }
 
-static const char *const v1_bools[] = {
-	"sys", "nouser", "noedge", "edge", "pc", "inv", "int",
+/*
+ * The tokens of the Pentium Pro specification, in the order of Solaris'
+ * table (getsubopt(3) returns the index).  The flags without a counter
+ * number apply to both counters.
+ */
+enum {
+	T_PIC0, T_PIC1, T_NOUSER, T_NOUSER0, T_NOUSER1, T_SYS, T_SYS0, T_SYS1,
+	T_NOEDGE, T_NOEDGE0, T_NOEDGE1, T_PC, T_PC0, T_PC1, T_INT, T_INT0,
+	T_INT1, T_INV, T_INV0, T_INV1, T_UMASK0, T_UMASK1, T_CMASK0, T_CMASK1,
 };
 
-static void v1_set_bool(struct v1_pic *p, int which, int on)
+static char *const v1_tokens[] = {
+	"pic0", "pic1", "nouser", "nouser0", "nouser1", "sys", "sys0", "sys1",
+	"noedge", "noedge0", "noedge1", "pc", "pc0", "pc1", "int", "int0",
+	"int1", "inv", "inv0", "inv1", "umask0", "umask1", "cmask0", "cmask1",
+	NULL
+};
+
+/* The flag of each flag token triple (both, 0, 1): bit, set or clear. */
+static const struct {
+	int tok;
+	uint32_t bit;
+	int set;
+} v1_flags[] = {
+	{ T_NOUSER, PES_USR, 0 }, { T_SYS, PES_OS, 1 },
+	{ T_NOEDGE, PES_E, 0 }, { T_PC, PES_PC, 1 },
+	{ T_INT, PES_INT, 1 }, { T_INV, PES_INV, 1 },
+};
+
+#define V1_SPEC_FN	"strtoevent"
+
+struct v1_spec {
+	const struct cpcev_cpu *cpu;
+	int cpuver;
+	uint32_t bits[V1_NPIC];
+	const char *pic[V1_NPIC];
+	/* a platform name of libcpc (not Solaris'): resolved at the end */
+	int named[V1_NPIC];
+	int have_umask[V1_NPIC], have_cmask[V1_NPIC];
+	uint8_t umask[V1_NPIC], cmask[V1_NPIC];
+};
+
+/* pic regno counts value: 0, or -1 after the message. */
+static int v1_spec_pic(struct v1_spec *sp, int regno, const char *value)
 {
-	switch (which) {
-	case 0:
-		p->sys = on;
-		break;
-	case 1:
-		p->nouser = on;
-		break;
-	case 2:
-		p->edge = !on;
-		break;
-	case 3:
-		p->edge = on;
-		break;
-	case 4:
-		p->pc = on;
-		break;
-	case 5:
-		p->inv = on;
-		break;
-	default:
-		p->intr = on;
-		break;
+	long v;
+	int code;
+
+	if (!value) {
+		v1_err(V1_SPEC_FN, "missing '%s' value\n", v1_tokens[T_PIC0 + regno]);
+		return -1;
 	}
-}
-
-/* One token of a specification: 0, or -1 after reporting the error. */
-static int v1_token(const struct cpcev_cpu *cpu, struct v1_pic *pics,
-		    char *tok)
-{
-	static const char fn[] = "cpc_strtoevent";
-	char *val = strchr(tok, '=');
-	uint64_t v;
-	size_t i;
-	int pic, j;
-
-	if (val)
-		*val++ = '\0';
-	pic = v1_keyword(tok, "pic");
-	if (pic >= 0) {
-		if (!val || !*val) {
-			v1_err(fn, "missing 'pic%d' value\n", pic);
-			return -1;
-		}
-		if (pics[pic].event) {
-			v1_err(fn, "repeated 'pic%d' token\n", pic);
-			return -1;
-		}
-		if (strlen(val) >= CPC_MAX_EVENT_LEN || !cpcev_known(cpu, val)) {
-			v1_err(fn, "pic%d cannot measure event '%s' on this cpu\n",
-			       pic, val);
-			return -1;
-		}
-		pics[pic].event = val;
+	code = v1_p6_code(sp->cpuver, regno, value);
+	if (code >= 0) {
+		sp->bits[regno] |= (uint32_t)code;
 		return 0;
 	}
-	for (i = 0; i < ARRAY_LEN(v1_bools); i++) {
-		pic = v1_keyword(tok, v1_bools[i]);
-		if (pic == -2)
-			continue;
-		v = 1;
-		if (val && v1_parse_val(val, &v)) {
-			v1_err(fn, "invalid value '%s' for '%s'\n", val, tok);
-			return -1;
-		}
-		for (j = 0; j < V1_NPIC; j++)
-			if (pic == -1 || pic == j)
-				v1_set_bool(&pics[j], (int)i, v != 0);
+	if (code == -1 && !v1_number(value, 0xff, &v)) {
+		sp->bits[regno] |= (uint32_t)v;
 		return 0;
 	}
-	pic = v1_keyword(tok, "umask");
-	if (pic == -2)
-		pic = v1_keyword(tok, "cmask");
-	if (pic != -2) {
-		int is_umask = tok[0] == 'u';
-
-		if (!val) {
-			v1_err(fn, "missing '%s' value\n", tok);
-			return -1;
-		}
-		if (v1_parse_val(val, &v) || v > 0xff) {
-			v1_err(fn, "invalid value '%s' for '%s'\n", val, tok);
-			return -1;
-		}
-		for (j = 0; j < V1_NPIC; j++) {
-			if (pic != -1 && pic != j)
-				continue;
-			if (is_umask) {
-				pics[j].umask = v;
-				pics[j].have_umask = 1;
-			} else {
-				pics[j].cmask = v;
-			}
-		}
+	/* libcpc's platform names that are raw codes: an extension */
+	if (code == -1 && strlen(value) < CPC_MAX_EVENT_LEN && strncmp(value, "PAPI_", 5) &&
+	    strncmp(value, "sw_", 3) && cpcev_known(sp->cpu, value) &&
+	    v1_image(sp->cpu, value, NULL, 0, NULL)) {
+		sp->named[regno] = 1;
 		return 0;
 	}
-	if (val)
-		val[-1] = '=';
-	v1_err(fn, "bad token '%s'\n", tok);
+	v1_err(V1_SPEC_FN, "PerfCtr%d cannot measure '%s' on this cpu\n",
+	       regno, value);
 	return -1;
 }
 
-/* The image of counter n of a parsed specification, or 0 after an error. */
-static uint32_t v1_pic_image(const struct cpcev_cpu *cpu,
-			     const struct v1_pic *p, int n)
+/* umask or cmask of counter regno: 0, or -1 after the message. */
+static int v1_spec_mask(struct v1_spec *sp, int tok, const char *value)
 {
-	struct cpcev_attr attrs[4];
-	unsigned int na = 0;
-	uint32_t pes;
-	int sc;
+	int regno = (tok == T_UMASK1 || tok == T_CMASK1);
+	int is_umask = (tok == T_UMASK0 || tok == T_UMASK1);
+	long v;
 
-	if (p->have_umask) {
-		attrs[na].name = "umask";
-		attrs[na++].val = p->umask;
+	if (!value) {
+		v1_err(V1_SPEC_FN, "missing '%s' value\n", v1_tokens[tok]);
+		return -1;
 	}
-	if (p->cmask) {
-		attrs[na].name = "cmask";
-		attrs[na++].val = p->cmask;
+	if (v1_number(value, 0xff, &v)) {
+		v1_err(V1_SPEC_FN, "bad '%s' value\n", v1_tokens[tok]);
+		return -1;
 	}
-	if (p->edge) {
-		attrs[na].name = "edge";
-		attrs[na++].val = 1;
+	if (is_umask) {
+		sp->umask[regno] |= (uint8_t)v;
+		sp->have_umask[regno] = 1;
+		sp->bits[regno] |= (uint32_t)v << PES_UMASK_SHIFT;
+	} else {
+		sp->cmask[regno] |= (uint8_t)v;
+		sp->have_cmask[regno] = 1;
+		sp->bits[regno] |= (uint32_t)v << PES_CMASK_SHIFT;
 	}
-	if (p->inv) {
-		attrs[na].name = "inv";
-		attrs[na++].val = 1;
+	return 0;
+}
+
+/* A flag token: 0, or -1 after the message. */
+static int v1_spec_flag(struct v1_spec *sp, int tok, const char *value)
+{
+	size_t i;
+	int regno;
+
+	if (value) {
+		v1_err(V1_SPEC_FN, "bad arg to '%s'\n", v1_tokens[tok]);
+		return -1;
 	}
-	pes = v1_image(cpu, p->event, attrs, na, &sc);
-	if (!pes) {
-		if (sc == CPC_ATTRIBUTE_OUT_OF_RANGE || sc == CPC_INVALID_ATTRIBUTE)
-			v1_err("cpc_strtoevent",
-			       "pic%d: attributes out of range for event '%s'\n",
-			       n, p->event);
-		else
-			v1_err("cpc_strtoevent",
-			       "pic%d: event '%s' is not a processor event a "
-			       "cpc_event_t can describe\n", n, p->event);
+	for (i = 0; i < ARRAY_LEN(v1_flags); i++) {
+		if (tok < v1_flags[i].tok || tok > v1_flags[i].tok + 2)
+			continue;
+		for (regno = 0; regno < V1_NPIC; regno++) {
+			if (tok != v1_flags[i].tok &&
+			    tok - v1_flags[i].tok - 1 != regno)
+				continue;
+			if (v1_flags[i].set)
+				sp->bits[regno] |= v1_flags[i].bit;
+			else
+				sp->bits[regno] &= ~v1_flags[i].bit;
+		}
 		return 0;
 	}
-	if (!p->nouser)
-		pes |= PES_USR;
-	if (p->sys)
-		pes |= PES_OS;
-	if (p->pc)
-		pes |= PES_PC;
-	if (p->intr)
-		pes |= PES_INT;
-	return pes;
+	return -1;
 }
 
+/*
+ * A libcpc platform name on counter regno: its image (code, unit mask and
+ * the name's own edge, invert and counter mask) with the umask and cmask
+ * tokens replacing the name's.  0, or -1 after the message.
+ */
+static int v1_spec_named(struct v1_spec *sp, int regno)
+{
+	struct cpcev_attr attrs[2];
+	unsigned int na = 0;
+	uint32_t pes, keep;
+
+	if (sp->have_umask[regno]) {
+		attrs[na].name = "umask";
+		attrs[na++].val = sp->umask[regno];
+	}
+	if (sp->have_cmask[regno]) {
+		attrs[na].name = "cmask";
+		attrs[na++].val = sp->cmask[regno];
+	}
+	pes = v1_image(sp->cpu, sp->pic[regno], attrs, na, NULL);
+	if (!pes) {
+		v1_err(V1_SPEC_FN, "bad '%s' value\n", v1_tokens[sp->have_umask[regno] ?
+		       T_UMASK0 + regno : T_CMASK0 + regno]);
+		return -1;
+	}
+	keep = sp->bits[regno] & (PES_USR | PES_OS | PES_E | PES_PC |
+				  PES_INT | PES_INV);
+	sp->bits[regno] = (pes & ~PES_EN) | keep;
+	return 0;
+}
+
+/*
+ * Solaris' Pentium Pro grammar: both counters start as USR|E, the tokens
+ * set and clear bits in turn, a token that is none of the table's names
+ * the first counter not yet given, then the second; the first error ends
+ * the parse.  The result is the number of errors reported.
+ */
 CPC_EXPORT int cpc_strtoevent(int cpuver, const char *spec, cpc_event_t *event)
 {
-	const struct cpcev_cpu *cpu;
-	struct v1_pic pics[V1_NPIC];
-	uint32_t pes[V1_NPIC];
-	char *copy, *tok, *save = NULL;
-	int i, n = 0, ret = -1;
+	struct v1_spec sp;
+	char *copy, *opts, *value;
+	int errors = 0, idx, regno;
 
-	if (!spec || !event) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (!v1_cpuver_ok(cpuver)) {
-		v1_err("cpc_strtoevent", "unknown cpu version %d\n", cpuver);
-		errno = EINVAL;
-		return -1;
-	}
-	cpu = v1_get_cpu();
-	memset(pics, 0, sizeof(pics));
-	copy = strdup(spec);
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		if (v1_token(cpu, pics, tok))
-			goto out;
-	for (i = 0; i < V1_NPIC; i++) {
-		pes[i] = 0;
-		if (!pics[i].event)
-			continue;
-		pes[i] = v1_pic_image(cpu, &pics[i], i);
-		if (!pes[i])
-			goto out;
-		n++;
-	}
-	if (!n) {
-		v1_err("cpc_strtoevent", "no event specified in '%s'\n", spec);
-		goto out;
-	}
+	if (!spec || !event)
+		return 1;
 	memset(event, 0, sizeof(*event));
 	event->ce_cpuver = cpuver;
-	for (i = 0; i < V1_NPIC; i++)
-		event->ce_pes[i] = pes[i];
-	ret = 0;
-out:
-	free(copy);
-	if (ret)
-		errno = EINVAL;
-	return ret;
-}
-
-static void v1_find_one(void *p, const char *name)
-{
-	struct v1_walk *w = p;
-	uint32_t pes;
-
-	if (w->found)
-		return;
-	pes = v1_image(w->cpu, name, NULL, 0, NULL);
-	/*
-	 * Names that differ only in edge, invert or counter mask (Intel's
-	 * walk_active and walk_pending): only one whose own bits the event
-	 * has, so that the name reads back as the same image.
-	 */
-	if (pes && (pes & 0xffff) == w->want &&
-	    !(pes & (PES_E | PES_INV) & ~w->want_extra) &&
-	    (!(pes >> PES_CMASK_SHIFT) ||
-	     pes >> PES_CMASK_SHIFT == w->want_extra >> PES_CMASK_SHIFT)) {
-		snprintf(w->name, sizeof(w->name), "%s", name);
-		w->found = w->name;
+	if (!v1_cpuver_ok(cpuver))
+		return 1;
+	memset(&sp, 0, sizeof(sp));
+	sp.cpu = v1_get_cpu();
+	sp.cpuver = cpuver;
+	sp.bits[0] = sp.bits[1] = PES_USR | PES_E;
+	copy = strdup(spec);
+	if (!copy)
+		return 1;
+	opts = copy;
+	while (*opts) {
+		idx = getsubopt(&opts, v1_tokens, &value);
+		if (idx == T_PIC0 || idx == T_PIC1 || idx == -1) {
+			regno = idx == -1 ? (sp.pic[0] ? 1 : 0) : idx - T_PIC0;
+			if (idx == -1 && sp.pic[0] && sp.pic[1]) {
+				v1_err(V1_SPEC_FN, "bad token '%s'\n", value);
+				errors++;
+				break;
+			}
+			if (v1_spec_pic(&sp, regno, value)) {
+				errors++;
+				break;
+			}
+			if (sp.pic[regno]) {
+				v1_err(V1_SPEC_FN, "repeated '%s' token\n",
+				       v1_tokens[T_PIC0 + regno]);
+				errors++;
+				break;
+			}
+			sp.pic[regno] = value;
+		} else if (idx == T_UMASK0 || idx == T_UMASK1 ||
+			   idx == T_CMASK0 || idx == T_CMASK1) {
+			if (v1_spec_mask(&sp, idx, value)) {
+				errors++;
+				break;
+			}
+		} else if (v1_spec_flag(&sp, idx, value)) {
+			errors++;
+			break;
+		}
 	}
+	if (!sp.pic[0] || !sp.pic[1]) {
+		v1_err(V1_SPEC_FN, "two events must be specified\n");
+		errors++;
+	}
+	for (regno = 0; !errors && regno < V1_NPIC; regno++)
+		if (sp.named[regno] && v1_spec_named(&sp, regno))
+			errors++;
+	if (!errors) {
+		event->ce_pes[0] = sp.bits[0];
+		event->ce_pes[1] = sp.bits[1];
+	}
+	free(copy);
+	return errors;
 }
 
 /* Append to a malloc'ed string: 0, or -1 (the string freed). */
@@ -584,72 +705,63 @@ static int v1_pes_ok(uint32_t pes)
 	return !(pes & PES_ANY);
 }
 
+/* ",tok", ",tok0" or ",tok1" for a flag that differs from its default. */
+static int v1_flag_str(char **s, size_t *len, const char *tok, int f0, int f1,
+		       int def)
+{
+	if (f0 != def && f1 != def)
+		return v1_append(s, len, ",%s", tok);
+	if (f0 != def)
+		return v1_append(s, len, ",%s0", tok);
+	if (f1 != def)
+		return v1_append(s, len, ",%s1", tok);
+	return 0;
+}
+
+/*
+ * Solaris' form: both counters (a Pentium Pro name, else the code), the
+ * counter and unit masks, then the flags that differ from the defaults.
+ */
 CPC_EXPORT char *cpc_eventtostr(cpc_event_t *event)
 {
-	static const struct { uint32_t bit; const char *name; int set; } flags[] = {
-		{ PES_E, "edge", 1 }, { PES_INV, "inv", 1 }, { PES_PC, "pc", 1 },
-		{ PES_INT, "int", 1 }, { PES_OS, "sys", 1 },
-		{ PES_USR, "nouser", 0 },
+	static const struct { uint32_t bit; int tok; int def; } flags[] = {
+		{ PES_USR, T_NOUSER, 1 }, { PES_OS, T_SYS, 0 },
+		{ PES_E, T_NOEDGE, 1 }, { PES_INT, T_INT, 0 },
+		{ PES_INV, T_INV, 0 }, { PES_PC, T_PC, 0 },
 	};
-	struct v1_walk w;
 	char *s = NULL;
 	size_t len = 0, f;
-	int i, n = 0;
+	uint32_t *pes;
+	int i;
 
 	if (!event || !v1_cpuver_ok(event->ce_cpuver)) {
 		errno = EINVAL;
 		return NULL;
 	}
+	pes = event->ce_pes;
 	for (i = 0; i < V1_NPIC; i++) {
-		uint32_t pes = event->ce_pes[i];
+		const char *name = v1_p6_name(event->ce_cpuver, i,
+					      (uint8_t)pes[i]);
 
-		if (!pes)
-			continue;
-		if (!v1_pes_ok(pes)) {
-			free(s);
-			errno = EINVAL;
+		if (name ? v1_append(&s, &len, "%spic%d=%s", i ? "," : "", i, name) :
+		    v1_append(&s, &len, "%spic%d=0x%x", i ? "," : "", i,
+			      pes[i] & PES_EVENT))
 			return NULL;
-		}
-		memset(&w, 0, sizeof(w));
-		w.cpu = v1_get_cpu();
-		w.want = pes & 0xffff;
-		w.want_extra = pes & (PES_E | PES_INV | (0xffU << PES_CMASK_SHIFT));
-		cpcev_walk(w.cpu, CPCEV_PLATFORM, v1_find_one, &w);
-		if (w.found ?
-		    v1_append(&s, &len, "%spic%d=%s", n ? "," : "", i, w.found) :
-		    v1_append(&s, &len, "%spic%d=0x%x", n ? "," : "", i,
-			      pes & PES_EVENT))
-			return NULL;
-		n++;
 	}
-	for (i = 0; i < V1_NPIC; i++) {
-		uint32_t pes = event->ce_pes[i];
-
-		if (!pes)
-			continue;
-		memset(&w, 0, sizeof(w));
-		w.cpu = v1_get_cpu();
-		w.want = pes & 0xffff;
-		w.want_extra = pes & (PES_E | PES_INV | (0xffU << PES_CMASK_SHIFT));
-		cpcev_walk(w.cpu, CPCEV_PLATFORM, v1_find_one, &w);
-		if (!w.found && ((pes >> PES_UMASK_SHIFT) & 0xff) &&
+	for (i = 0; i < V1_NPIC; i++)
+		if ((pes[i] >> PES_CMASK_SHIFT) &&
+		    v1_append(&s, &len, ",cmask%d=0x%x", i, pes[i] >> PES_CMASK_SHIFT))
+			return NULL;
+	for (i = 0; i < V1_NPIC; i++)
+		if (((pes[i] >> PES_UMASK_SHIFT) & 0xff) &&
 		    v1_append(&s, &len, ",umask%d=0x%x", i,
-			      (pes >> PES_UMASK_SHIFT) & 0xff))
+			      (pes[i] >> PES_UMASK_SHIFT) & 0xff))
 			return NULL;
-		if ((pes >> PES_CMASK_SHIFT) &&
-		    v1_append(&s, &len, ",cmask%d=0x%x", i, pes >> PES_CMASK_SHIFT))
+	for (f = 0; f < ARRAY_LEN(flags); f++)
+		if (v1_flag_str(&s, &len, v1_tokens[flags[f].tok],
+				!!(pes[0] & flags[f].bit),
+				!!(pes[1] & flags[f].bit), flags[f].def))
 			return NULL;
-		for (f = 0; f < ARRAY_LEN(flags); f++) {
-			if (!!(pes & flags[f].bit) != flags[f].set)
-				continue;
-			if (v1_append(&s, &len, ",%s%d", flags[f].name, i))
-				return NULL;
-		}
-	}
-	if (!n) {
-		errno = EINVAL;
-		return NULL;
-	}
 	return s;
 }
 
@@ -786,7 +898,12 @@ static int v1_make_set(cpc_t *cpc, const cpc_event_t *event, int flags,
 			attrs[na].ca_name = "cmask";
 			attrs[na++].ca_val = pes >> PES_CMASK_SHIFT;
 		}
-		if (pes & PES_E) {
+		/*
+		 * Edge detection acts on the counter-mask comparison: the E
+		 * bit every Solaris image has by default counts only with a
+		 * counter mask, as on the Pentium Pro.
+		 */
+		if ((pes & PES_E) && (pes >> PES_CMASK_SHIFT)) {
 			attrs[na].ca_name = "edge";
 			attrs[na++].ca_val = 1;
 		}
