@@ -531,8 +531,15 @@ static void check_pfcntr(void)
 		union pmctrs_ev6 ctl;
 		long mux = req[i].mux;
 		uint64_t p0, p1, l;
+		/*
+		 * EV6 counts kernel mode too, for a caller who may (pfm(7)); for
+		 * one who may not, user mode only, and perf refuses it kernel mode.
+		 */
 		int pfd = perf_open(e, 0, -1, 0, 0);
 		char what[40];
+
+		if (pfd < 0 && (errno == EACCES || errno == EPERM))
+			pfd = perf_open(e, 0, -1, 1, 0);
 
 		snprintf(what, sizeof(what), "%s (EV6)", ev_name[e]);
 		if (pfd < 0) {
