@@ -352,6 +352,21 @@ TEST_F(prof, uprofile_event_issues)
 		     "100.00           9           9  hot_b\n", self->out);
 }
 
+/*
+ * -e of a counter-1 event: only its interrupts take samples.  Counter 0
+ * (instructions, PCNT5MUX's counter 0 field) is left at the rate field 0,
+ * which is the low rate, not off (Tru64's PF5_FREQ_KFORCE): its interrupts
+ * used to land in the profile as samples of the other event.
+ */
+TEST_F(prof, uprofile_event_of_counter_1_samples_only_that_event)
+{
+	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-e", "flow_change", false, EV_INSTR,
+				  9, 0, 0, P5, _metadata)) TH_LOG("stderr: %s", self->err);
+	EXPECT_NE(NULL, strstr(self->out, " 0 samples, one every "))
+		TH_LOG("instructions (counter 0) were sampled for flow_change:\n%s", self->out);
+	EXPECT_EQ(NULL, strstr(self->out, "hot_a"));
+}
+
 /* The command's exit status; a program without samples. */
 TEST_F(prof, uprofile_exit_status)
 {

@@ -179,7 +179,7 @@ int prof_dev_start(int fd, const struct prof_opts *o, long ctxts,
 	*what = "PCNT5CTXTS";
 	if (ioctl(fd, PCNT5CTXTS, &ctxts))
 		return -errno;
-	/* The rate first: the other two counters off, so their events do not matter. */
+	/* The rate first, then the events; the other two counters go off after the start. */
 	*what = "PCNT5FREQ";
 	v = prof_freq_value(o->ev, o->rate);
 	if (ioctl(fd, PCNT5FREQ, &v))
@@ -195,6 +195,16 @@ int prof_dev_start(int fd, const struct prof_opts *o, long ctxts,
 	img.pmctrs_ev5_long = PFCNTR_EV5_IMAGE(prof_select_value(o->ev),
 					       PMCTRS_ALL_CPUS, 0, 0, 0);
 	if (ioctl(fd, PCNT5RESTART, &img.pmctrs_ev5_long))
+		return -errno;
+	/*
+	 * A rate field of 0 is the low rate, as on Tru64 (PF5_FREQ_KFORCE),
+	 * not off: the other counters are turned off, so that only the
+	 * profiled event's interrupts take samples.
+	 */
+	*what = "PCNT5DISABLE";
+	img.pmctrs_ev5_long = PFCNTR_EV5_IMAGE(7 & ~prof_select_value(o->ev),
+					       PMCTRS_ALL_CPUS, 0, 0, 0);
+	if (ioctl(fd, PCNT5DISABLE, &img.pmctrs_ev5_long))
 		return -errno;
 	return 0;
 }
