@@ -2,9 +2,12 @@
 /*
  * cpustat(8) on /dev/cpc: the exact rows and totals for counts the test PMU
  * was told to make on each CPU, two sets taking turns, the messages of bad
- * specifications and usage, no access to the counters, -h, an interrupt,
- * and the software events.
+ * specifications and Solaris' usage, no access to the counters, -h in
+ * Solaris' layout, an interrupt, the software events, -p as Solaris (a
+ * rest only between cycles of several sets, the count in cycles) and -s
+ * (soakers only for system-only sets, running only while one counts).
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <libcpc.h>
@@ -230,10 +233,21 @@ TEST_F_TIMEOUT(cpustat, bad_specs_give_the_original_messages, 120)
 	}
 }
 
+/* Solaris' usage text. */
+static const char usage[] =
+	"Usage:\n\tcpustat [-c events] [-p period] [-nstD] [-T d|u] [interval [count]]\n\n"
+	"\t-c events specify processor events to be monitored\n"
+	"\t-n\t  suppress titles\n"
+	"\t-p period cycle through event list periodically\n"
+	"\t-s\t  run user soaker thread for system-only events\n"
+	"\t-t\t  include tsc register\n"
+	"\t-T d|u\t  Display a timestamp in date (d) or unix time_t (u)\n"
+	"\t-D\t  enable debug mode\n"
+	"\t-h\t  print extended usage information\n\n"
+	"\tUse cputrack(1) to monitor per-process statistics.\n";
+
 TEST_F(cpustat, usage_errors_exit_2)
 {
-	static const char usage[] = "Usage: cpustat -c spec [-c spec]... [-p period] "
-				    "[-T u|d] [-sntD] [interval [count]]\n";
 	char err[4096];
 
 	EXPECT_EQ(2, cpustat_err(err, sizeof(err), ARGV("cpustat")));
@@ -269,8 +283,15 @@ TEST_F(cpustat, h_lists_the_capabilities)
 	struct bg b;
 
 	ASSERT_EQ(0, run_all(&b, CPUSTAT, ARGV("cpustat", "-h"), out, sizeof(out)));
-	EXPECT_EQ(0, strncmp(out, "Usage: cpustat -c spec", 22));
-	EXPECT_NE(NULL, strstr(out, "\tCPU performance counter interface: "));
+	/* Solaris' layout: usage, a blank line, the capabilities */
+	EXPECT_EQ(0, strncmp(out, usage, strlen(usage)));
+	EXPECT_EQ(0, strncmp(out + strlen(usage), "\n\tCPU performance counter interface: ",
+			     strlen("\n\tCPU performance counter interface: ")));
+	EXPECT_NE(NULL, strstr(out, "\n\tevent specification syntax:\n\t[picn=]"));
+	EXPECT_NE(NULL, strstr(out, "...]\n\n\tGeneric Events:\n\n\tevent"));
+	EXPECT_NE(NULL, strstr(out, " \n\n\tSee generic_events(3CPC) for descriptions of "
+				    "these events\n\n\tPlatform Specific Events:\n\n\tevent"));
+	EXPECT_NE(NULL, strstr(out, " \n\n\tattributes: "));
 	EXPECT_NE(NULL, strstr(out, "[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>"
 				    "[,attr[n][=<val>]],...]"));
 	EXPECT_NE(NULL, strstr(out, "Generic Events:"));
@@ -282,7 +303,7 @@ TEST_F(cpustat, h_lists_the_capabilities)
 		    strstr(out, " RETIRED_INSTRUCTIONS"))
 		TH_LOG("%.2000s", out);
 	EXPECT_NE(NULL, strstr(out, " PAPI_br_tkn"));
-	EXPECT_NE(NULL, strstr(out, "nouser sys\n"));
+	EXPECT_NE(NULL, strstr(out, "nouser sys \n\n\t"));
 	EXPECT_EQ(NULL, strstr(out, "picnum"));
 	/* The lists are wrapped at column 76. */
 	{
@@ -294,11 +315,16 @@ TEST_F(cpustat, h_lists_the_capabilities)
 
 			for (q = p; q < nl; q++)
 				col = *q == '\t' ? (col / 8 + 1) * 8 : col + 1;
-			/* a name too long for the width stands alone */
-			if (strncmp(p, "Usage:", 6) && strncmp(p, "\tCPU performance", 16) &&
+			/*
+			 * a name too long for the width stands alone; Solaris
+			 * counts the first line of a list from column 17, after
+			 * a prefix of 20 ("\tevent[0-6]: ") or 18 ("\tevent0:  ")
+			 */
+			if (p > out + strlen(usage) && strncmp(p, "\tCPU performance", 16) &&
 			    strncmp(p, "\t[picn=]", 8) &&
-			    memchr(p + strspn(p, " \t"), ' ', nl - p - strspn(p, " \t")))
-				EXPECT_LE(col, 76) TH_LOG("%.*s", (int)(nl - p), p);
+			    memchr(p + strspn(p, " \t"), ' ', nl - p - strspn(p, " \t") - 1))
+				EXPECT_LE(col, strncmp(p, "\tevent", 6) ? 76 : 79)
+					TH_LOG("%.*s", (int)(nl - p), p);
 			p = nl + 1;
 		}
 	}
@@ -380,47 +406,93 @@ TEST_F(cpustat, software_events_count_on_every_cpu)
 	EXPECT_NE(NULL, strstr(p + 1, " total "));
 }
 
-TEST_F_TIMEOUT(cpustat, p_rests_unbound_between_cycles, 90)
+TEST_F_TIMEOUT(cpustat, p_with_one_set_does_not_rest, 60)
 {
 	/*
-	 * Intervals of 4 s, one per period of 12 s: 8 s unbound after each.
-	 * The first interval's rows come at 4 s, the second's at 16 s.
+	 * Solaris rests only between cycles of several sets: with one, -p
+	 * changes nothing; the second interval's rows come at 4 s, not 12.
 	 */
-	char *const *argv = ARGV("cpustat", "-p", "12", "-c", "pic0=PAPI_tot_ins,sys", "4", "2");
+	char *const *argv = ARGV("cpustat", "-p", "12", "-c", "pic0=PAPI_tot_ins,sys", "2", "2");
 	char line[512], rest[4096];
 	unsigned long long v;
-	int ncpus = count_online_cpus(), cpu, st;
+	int ncpus = count_online_cpus(), cpu, st, round;
+	double t = 0;
 	struct bg b;
 
 	NEED_FAKEPMU();
 	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
 	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
 	ASSERT_EQ(0, inject(0, EV_INSTR, 1111));
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
-		v = cpu ? 0 : 1111;
-		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
+	for (round = 0; round < 2; round++) {
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+			v = cpu || round ? 0 : 1111;
+			EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
+			ASSERT_EQ(1, sscanf(line, "%lf", &t));
+		}
 	}
-	/* At 6 s, resting: not counted; at 14 s, in the second interval: counted. */
-	usleep(2000000);
-	ASSERT_EQ(0, inject(0, EV_INSTR, 2222));
-	usleep(8000000);
-	ASSERT_EQ(0, inject(0, EV_INSTR, 3333));
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		double t;
+	EXPECT_LT(t, 8.0);
+	st = bg_finish(&b, rest, sizeof(rest));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	v = 1111;
+	EXPECT_EQ(0, check_row(rest, ncpus, "total", &v, 1, NULL)) TH_LOG("%s", rest);
+}
 
-		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
-		v = cpu ? 0 : 3333;
-		EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1, NULL)) TH_LOG("%s", line);
-		/* The second interval ends a period after the first. */
-		ASSERT_EQ(1, sscanf(line, "%lf", &t));
-		EXPECT_GT(t, 15.5);
+TEST_F_TIMEOUT(cpustat, p_rests_between_cycles_and_counts_cycles, 90)
+{
+	/*
+	 * Two sets of 2 s each, a period of 8 s: 4 s unbound after each
+	 * cycle; a count of 2 is two cycles, four intervals (Solaris
+	 * multiplies the count by the sets).  The third interval ends at
+	 * 10 s, and what comes during the rest is not counted.
+	 */
+	char *const *argv = ARGV("cpustat", "-p", "8", "-c", "pic0=PAPI_tot_ins,sys",
+				 "-c", "pic0=PAPI_tot_cyc,sys", "2", "2");
+	char line[512], rest[4096];
+	unsigned long long v;
+	int ncpus = count_online_cpus(), cpu, st, iv;
+	double t;
+	struct bg b;
+
+	NEED_FAKEPMU();
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	/* the title once every CPU counts, and before each later interval */
+	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	ASSERT_EQ(0, inject(0, EV_INSTR, 1111));
+	for (iv = 0; iv < 4; iv++) {
+		if (iv)
+			ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			ASSERT_NE(NULL, bg_line(&b, line, sizeof(line))) TH_LOG("interval %d", iv);
+			v = !cpu && !iv ? 1111 : 0;
+			EXPECT_EQ(0, check_row(line, cpu, "tick", &v, 1,
+					       iv % 2 ? "pic0=PAPI_tot_cyc,sys" :
+					       "pic0=PAPI_tot_ins,sys")) TH_LOG("%s", line);
+			ASSERT_EQ(1, sscanf(line, "%lf", &t));
+			if (iv == 2)
+				EXPECT_GT(t, 9.5);
+			if (iv == 1)
+				EXPECT_LT(t, 7.0);
+		}
+		if (iv == 1) {
+			/* resting: nothing is bound */
+			usleep(1000000);
+			ASSERT_EQ(0, inject(0, EV_INSTR, 2222));
+		}
 	}
 	st = bg_finish(&b, rest, sizeof(rest));
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	v = 1111 + 3333;
-	EXPECT_EQ(0, check_row(rest, ncpus, "total", &v, 1, NULL)) TH_LOG("%s", rest);
+	v = 1111;
+	{
+		char want[512];
+		double tt;
+
+		ASSERT_EQ(1, sscanf(rest, "%lf", &tt));
+		fmt_row(want, sizeof(want), tt, ncpus, "total", &v, 1, "pic0=PAPI_tot_ins,sys");
+		EXPECT_EQ(0, strncmp(rest, want, strlen(want))) TH_LOG("%s", rest);
+	}
 }
 
 TEST_F(cpustat, T_u_prints_the_time_before_each_interval)
@@ -450,18 +522,88 @@ TEST_F(cpustat, T_u_prints_the_time_before_each_interval)
 	EXPECT_EQ(2 * ncpus + 1, rows);
 }
 
-TEST_F(cpustat, s_keeps_every_cpu_busy)
+/* The states (R, S, ...) of cpustat's soaker threads: their number. */
+static int soaker_states(pid_t pid, char *states, int max)
 {
-	char *const *argv = ARGV("cpustat", "-s", "-n", "-c", "sw_context_switches,sys", "0.5", "1");
-	char out[8192], *line, *save = NULL;
-	int ncpus = count_online_cpus(), rows = 0;
+	char path[320], comm[64], stat[512], *p;
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)) && n < max) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		comm[0] = '\0';
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		if (strncmp(comm, "cpustat-soaker", 14))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(stat, sizeof(stat), f) && (p = strrchr(stat, ')')))
+			states[n++] = p[2];
+		fclose(f);
+	}
+	closedir(dir);
+	states[n] = '\0';
+	return n;
+}
+
+TEST_F(cpustat, s_without_a_system_only_set_starts_no_soaker)
+{
+	char *const *argv = ARGV("cpustat", "-s", "-n", "-c", "sw_context_switches,sys", "0.5", "2");
+	char line[512], states[NCPU_MAX + 1], rest[8192];
 	struct bg b;
 
-	ASSERT_EQ(0, run_all(&b, CPUSTAT, argv, out, sizeof(out))) TH_LOG("%s", b.err);
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		rows++;
-	/* The rows of every CPU and the total, and an exit that joined the soakers. */
-	EXPECT_EQ(ncpus + 1, rows);
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	EXPECT_EQ(0, soaker_states(b.pid, states, NCPU_MAX));
+	EXPECT_LE(0, bg_finish(&b, rest, sizeof(rest)));
+}
+
+TEST_F_TIMEOUT(cpustat, s_soakers_run_only_while_a_system_only_set_counts, 60)
+{
+	/* Sets: system only (soakers run), user and system (they wait). */
+	char *const *argv = ARGV("cpustat", "-s", "-n", "-c", "sw_context_switches,sys,nouser",
+				 "-c", "sw_context_switches,sys", "1", "3");
+	char line[512], states[NCPU_MAX + 1], rest[8192];
+	int ncpus = count_online_cpus(), cpu, n, st;
+	struct bg b;
+
+	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
+	usleep(500000);
+	n = soaker_states(b.pid, states, NCPU_MAX);
+	EXPECT_EQ(ncpus, n);
+	EXPECT_EQ(strlen(states), strspn(states, "R")) TH_LOG("%s", states);
+	/* the first interval's rows: the second set is bound, soakers wait */
+	for (cpu = 0; cpu < ncpus; cpu++)
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	usleep(300000);
+	n = soaker_states(b.pid, states, NCPU_MAX);
+	EXPECT_EQ(ncpus, n);
+	EXPECT_EQ(strlen(states), strspn(states, "S")) TH_LOG("%s", states);
+	/* the second's: the system-only set again, soakers spin */
+	for (cpu = 0; cpu < ncpus; cpu++)
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+	usleep(300000);
+	n = soaker_states(b.pid, states, NCPU_MAX);
+	EXPECT_EQ(ncpus, n);
+	EXPECT_EQ(strlen(states), strspn(states, "R")) TH_LOG("%s", states);
+	st = bg_finish(&b, rest, sizeof(rest));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
 TEST_HARNESS_MAIN

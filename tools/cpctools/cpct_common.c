@@ -107,44 +107,75 @@ static int same_names(const struct names *a, const struct names *b)
 	return 1;
 }
 
-static void print_names(FILE *f, const char *prefix, const struct names *l)
-{
-	struct cpct_wrap w;
-	size_t i;
+/*
+ * Solaris' -h layout: names each followed by a space, a new line indented
+ * to margin before one that would pass column 76 (col counts as Solaris'
+ * does: from the margin, whatever the prefix printed).
+ */
+#define CAPS_RHS	76
+#define EVENT_MARGIN	17
+#define ATTR_MARGIN	20
 
-	cpct_wrap_start(&w, f, prefix, 17);
-	for (i = 0; i < l->n; i++)
-		cpct_wrap_word(&w, l->v[i]);
-	cpct_wrap_end(&w);
+struct caps_col {
+	FILE *f;
+	int col, margin;
+};
+
+static void caps_word(struct caps_col *c, const char *word)
+{
+	if (c->col + (int)strlen(word) + 1 > CAPS_RHS) {
+		fprintf(c->f, "\n%*s", c->margin, "");
+		c->col = c->margin;
+	}
+	c->col += fprintf(c->f, "%s ", word);
 }
 
-static void list_events(FILE *f, cpc_t *cpc, const char *title,
+static void print_names(FILE *f, const struct names *l)
+{
+	struct caps_col c = { f, EVENT_MARGIN, EVENT_MARGIN };
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		caps_word(&c, l->v[i]);
+	fputc('\n', f);
+}
+
+/* Each counter's names from walk; 1 if every counter has the same. */
+static int collect_pics(cpc_t *cpc, struct names *pics, uint_t npic,
 			void (*walk)(cpc_t *, uint_t, void *,
 				     void (*)(void *, uint_t, const char *)))
 {
-	uint_t npic = cpc_npic(cpc), i;
-	struct names *pics = calloc(npic ? npic : 1, sizeof(*pics));
-	char prefix[32];
+	uint_t i;
 	int equal = 1;
 
-	if (!pics)
-		return;
 	for (i = 0; i < npic; i++) {
 		walk(cpc, i, &pics[i], add_pic_name);
 		if (i && !same_names(&pics[0], &pics[i]))
 			equal = 0;
 	}
-	fprintf(f, "%s\n\n", title);
-	if (npic && equal) {
-		snprintf(prefix, sizeof(prefix), "\tevent[0-%u]: ", npic - 1);
-		print_names(f, prefix, &pics[0]);
+	return equal;
+}
+
+/* One list: "event[0-N]: " when equal (Solaris decides by the platform events). */
+static void list_events(FILE *f, cpc_t *cpc, int equal,
+			void (*walk)(cpc_t *, uint_t, void *,
+				     void (*)(void *, uint_t, const char *)))
+{
+	uint_t npic = cpc_npic(cpc), i;
+	struct names *pics = calloc(npic ? npic : 1, sizeof(*pics));
+
+	if (!pics)
+		return;
+	collect_pics(cpc, pics, npic, walk);
+	if (equal) {
+		fprintf(f, "\n\tevent[0-%d]: ", (int)npic - 1);
+		print_names(f, &pics[0]);
 	} else {
 		for (i = 0; i < npic; i++) {
-			snprintf(prefix, sizeof(prefix), "\tevent%u: ", i);
-			print_names(f, prefix, &pics[i]);
+			fprintf(f, "\n\tevent%u: %s", i, i < 10 ? " " : "");
+			print_names(f, &pics[i]);
 		}
 	}
-	fputc('\n', f);
 	for (i = 0; i < npic; i++)
 		free_names(&pics[i]);
 	free(pics);
@@ -152,28 +183,38 @@ static void list_events(FILE *f, cpc_t *cpc, const char *title,
 
 void cpct_caps(FILE *f, cpc_t *cpc)
 {
-	struct names attrs = { 0 };
-	struct cpct_wrap w;
+	uint_t npic = cpc_npic(cpc), i;
+	struct names attrs = { 0 }, *pics;
+	struct caps_col c = { f, ATTR_MARGIN, ATTR_MARGIN };
 	const char *p;
-	size_t i;
+	int equal = 1;
 
+	pics = calloc(npic ? npic : 1, sizeof(*pics));
+	if (pics) {
+		equal = collect_pics(cpc, pics, npic, cpc_walk_events_pic);
+		for (i = 0; i < npic; i++)
+			free_names(&pics[i]);
+		free(pics);
+	}
 	fprintf(f, "\tCPU performance counter interface: %s\n\n", cpc_cciname(cpc));
-	fprintf(f, "\tevent specification syntax:\n\t%s\n\n", cpct_spec_syntax);
-	list_events(f, cpc, "Generic Events:", cpc_walk_generic_events_pic);
-	list_events(f, cpc, "Platform Specific Events:", cpc_walk_events_pic);
+	fprintf(f, "\tevent specification syntax:\n\t%s\n", cpct_spec_syntax);
+	fprintf(f, "\n\tGeneric Events:\n");
+	list_events(f, cpc, equal, cpc_walk_generic_events_pic);
+	fprintf(f, "\n\tSee generic_events(3CPC) for descriptions of these events\n\n");
+	fprintf(f, "\tPlatform Specific Events:\n");
+	list_events(f, cpc, equal, cpc_walk_events_pic);
 
+	fprintf(f, "\n\tattributes: ");
 	cpc_walk_attrs(cpc, &attrs, add_attr);
-	cpct_wrap_start(&w, f, "\tattributes: ", 20);
 	for (i = 0; i < attrs.n; i++)
-		cpct_wrap_word(&w, attrs.v[i]);
-	cpct_wrap_word(&w, "nouser");
-	cpct_wrap_word(&w, "sys");
-	cpct_wrap_end(&w);
-	fputc('\n', f);
+		caps_word(&c, attrs.v[i]);
+	caps_word(&c, "nouser");
+	caps_word(&c, "sys");
 	free_names(&attrs);
 
-	/* The reference text, wrapped at word boundaries. */
-	cpct_wrap_start(&w, f, "\t", 8);
+	/* The reference text, its words wrapped at column 76. */
+	fprintf(f, "\n\n\t");
+	c.col = 8;
 	for (p = cpc_cpuref(cpc); *p; ) {
 		char word[256];
 		size_t n;
@@ -187,8 +228,12 @@ void cpct_caps(FILE *f, cpc_t *cpc)
 			n = sizeof(word) - 1;
 		memcpy(word, p, n);
 		word[n] = '\0';
-		cpct_wrap_word(&w, word);
+		if (c.col + (int)n + 1 > CAPS_RHS) {
+			fprintf(f, "\n\t");
+			c.col = 8;
+		}
+		c.col += fprintf(f, "%s ", word);
 		p += strcspn(p, " \n\t");
 	}
-	cpct_wrap_end(&w);
+	fputc('\n', f);
 }

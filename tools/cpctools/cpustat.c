@@ -8,6 +8,10 @@
  * The main thread waits for the intervals with SIGINT, SIGTERM and SIGHUP
  * blocked everywhere and taken by sigtimedwait(), so an interrupt prints
  * the totals and unbinds everything.
+ *
+ * As Solaris' cpustat: -s starts a soaker per CPU only if some set counts
+ * system events only, and runs it only while such a set is bound; -p rests
+ * between cycles of several sets, and multiplies the count by the sets.
  */
 #include <errno.h>
 #include <langinfo.h>
@@ -23,7 +27,17 @@
 
 #include "cpctools.h"
 
-#define USAGE "Usage: cpustat -c spec [-c spec]... [-p period] [-T u|d] [-sntD] [interval [count]]\n"
+/* Solaris' usage text (cputrack(1) keeps its name). */
+#define USAGE "Usage:\n\t%s [-c events] [-p period] [-nstD] [-T d|u] [interval [count]]\n\n" \
+	"\t-c events specify processor events to be monitored\n" \
+	"\t-n\t  suppress titles\n" \
+	"\t-p period cycle through event list periodically\n" \
+	"\t-s\t  run user soaker thread for system-only events\n" \
+	"\t-t\t  include %s register\n" \
+	"\t-T d|u\t  Display a timestamp in date (d) or unix time_t (u)\n" \
+	"\t-D\t  enable debug mode\n" \
+	"\t-h\t  print extended usage information\n\n" \
+	"\tUse cputrack(1) to monitor per-process statistics.\n"
 
 enum cmd { CMD_NONE, CMD_SAMPLE, CMD_BIND, CMD_QUIT };
 
@@ -34,6 +48,9 @@ struct cpu {
 	struct cpct_set *sets;		/* one per -c, this CPU's own */
 	cpc_buf_t **base, **now, **diff;
 	int cur;			/* bound set, -1 for none */
+	pthread_mutex_t soak_lock;
+	pthread_cond_t soak_cv;
+	int soak_run;			/* the soaker spins (else it waits) */
 	int err;			/* errno of a failed bind or sample */
 	const char *errfn;
 };
@@ -45,6 +62,7 @@ static struct {
 	struct cpu *cpus;
 	int ncpus;
 	int tsc, notitle, debug, soak;
+	int *sysonly;			/* set s counts system events only */
 	pthread_mutex_t lock;
 	pthread_cond_t cmd_cv, done_cv;
 	unsigned long gen;		/* command generation */
@@ -58,9 +76,14 @@ static struct {
 	.done_cv = PTHREAD_COND_INITIALIZER,
 };
 
+static void print_usage(FILE *f)
+{
+	fprintf(f, USAGE, "cpustat", CPC_TICKREG_NAME);
+}
+
 static void usage(void)
 {
-	fputs(USAGE, stderr);
+	print_usage(stderr);
 	exit(2);
 }
 
@@ -168,7 +191,10 @@ static void command(enum cmd cmd, int next)
 	pthread_mutex_unlock(&g.lock);
 }
 
-/* -s: an idle-priority thread that keeps a CPU busy. */
+/*
+ * -s: an idle-priority thread that keeps a CPU busy while a set that
+ * counts system events only is bound there, and waits otherwise.
+ */
 static void *soak_main(void *arg)
 {
 	struct cpu *c = arg;
@@ -179,57 +205,81 @@ static void *soak_main(void *arg)
 	CPU_SET(c->id, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	sched_setscheduler(0, SCHED_IDLE, &sp);
-	while (!g.quit_soak)
-		;
-	return NULL;
+	pthread_setname_np(pthread_self(), "cpustat-soaker");
+	for (;;) {
+		pthread_mutex_lock(&c->soak_lock);
+		while (!c->soak_run && !g.quit_soak)
+			pthread_cond_wait(&c->soak_cv, &c->soak_lock);
+		pthread_mutex_unlock(&c->soak_lock);
+		if (g.quit_soak)
+			return NULL;
+		while (__atomic_load_n(&c->soak_run, __ATOMIC_RELAXED) &&
+		       !g.quit_soak)
+			;
+	}
+}
+
+/* Run (1) or pause (0) every CPU's soaker. */
+static void soak_all(int run)
+{
+	int i;
+
+	if (!g.soak)
+		return;
+	for (i = 0; i < g.ncpus; i++) {
+		struct cpu *c = &g.cpus[i];
+
+		pthread_mutex_lock(&c->soak_lock);
+		__atomic_store_n(&c->soak_run, run, __ATOMIC_RELAXED);
+		pthread_cond_signal(&c->soak_cv);
+		pthread_mutex_unlock(&c->soak_lock);
+	}
+}
+
+/* Whether set s's requests all count system events only. */
+static void sysonly_req(void *arg, int index, const char *event, uint64_t preset,
+			uint_t flags, int nattrs, const cpc_attr_t *attrs)
+{
+	int *only = arg;
+
+	(void)index;
+	(void)event;
+	(void)preset;
+	(void)nattrs;
+	(void)attrs;
+	if ((flags & CPC_COUNT_USER) || !(flags & CPC_COUNT_SYSTEM))
+		*only = 0;
 }
 
 /* ---- setup ------------------------------------------------------------------- */
 
-/* The online CPUs, from /sys (else every CPU the process may use). */
+/*
+ * The CPUs to count: the online CPUs this process may run on (as Solaris'
+ * cpustat counts the online processors of its processor set).
+ */
 static int online_cpus(int **ids)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int n = 0, cap = 0, a, b;
-	int *v = NULL;
-	char sep;
+	int max = CPU_SETSIZE, n = 0, a, *v;
+	cpu_set_t *set;
+	size_t size;
 
-	if (f) {
-		while (fscanf(f, "%d", &a) == 1) {
-			b = a;
-			sep = (char)fgetc(f);
-			if (sep == '-') {
-				if (fscanf(f, "%d", &b) != 1)
-					break;
-				sep = (char)fgetc(f);
-			}
-			for (; a <= b; a++) {
-				if (n == cap) {
-					int *nv;
-
-					cap = cap ? 2 * cap : 16;
-					nv = realloc(v, cap * sizeof(*v));
-					if (!nv)
-						break;
-					v = nv;
-				}
-				v[n++] = a;
-			}
-			if (sep != ',')
-				break;
-		}
-		fclose(f);
+	for (;;) {
+		set = CPU_ALLOC(max);
+		size = CPU_ALLOC_SIZE(max);
+		if (!set)
+			return 0;
+		if (!sched_getaffinity(0, size, set))
+			break;
+		CPU_FREE(set);
+		if (errno != EINVAL || max >= (1 << 20))
+			return 0;
+		max *= 2;
 	}
-	if (!n) {
-		cpu_set_t set;
-
-		if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-			v = calloc(CPU_SETSIZE, sizeof(*v));
-			for (a = 0; v && a < CPU_SETSIZE; a++)
-				if (CPU_ISSET(a, &set))
-					v[n++] = a;
-		}
-	}
+	v = calloc(CPU_COUNT_S(size, set) + 1, sizeof(*v));
+	for (a = 0; v && a < max; a++)
+		if (CPU_ISSET_S(a, size, set))
+			v[n++] = a;
+	CPU_FREE(set);
 	*ids = v;
 	return n;
 }
@@ -240,6 +290,8 @@ static int cpu_setup(struct cpu *c, int id)
 
 	c->id = id;
 	c->cur = -1;
+	pthread_mutex_init(&c->soak_lock, NULL);
+	pthread_cond_init(&c->soak_cv, NULL);
 	c->sets = calloc(g.nsets, sizeof(*c->sets));
 	c->base = calloc(g.nsets, sizeof(*c->base));
 	c->now = calloc(g.nsets, sizeof(*c->now));
@@ -327,6 +379,7 @@ int main(int argc, char **argv)
 	hrtime_t t0, deadline, last = 0;
 	uint64_t **total = NULL, *ttick = NULL;
 	int nspecs = 0, c, i, s, ret = 0, hflag = 0, *ids = NULL, interrupted = 0;
+	int soakers = 0;
 	char tsfmt = 0, *end;
 	sigset_t sigs;
 
@@ -399,7 +452,8 @@ int main(int argc, char **argv)
 	}
 	cpc_seterrhndlr(g.cpc, cpct_errhndlr);
 	if (hflag) {
-		fputs(USAGE, stdout);
+		print_usage(stdout);
+		putchar('\n');
 		cpct_caps(stdout, g.cpc);
 		cpc_close(g.cpc);
 		return 0;
@@ -414,8 +468,9 @@ int main(int argc, char **argv)
 	}
 	g.cpus = calloc(g.ncpus, sizeof(*g.cpus));
 	total = calloc(g.nsets, sizeof(*total));
+	g.sysonly = calloc(g.nsets, sizeof(*g.sysonly));
 	ttick = calloc(g.nsets, sizeof(*ttick));
-	if (!g.cpus || !total || !ttick)
+	if (!g.cpus || !total || !ttick || !g.sysonly)
 		return 1;
 	for (i = 0; i < g.ncpus; i++) {
 		int r = cpu_setup(&g.cpus[i], ids[i]);
@@ -435,8 +490,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cpustat: set %d: %s\n", s, specs[s]);
 			cpc_walk_requests(g.cpc, g.cpus[0].sets[s].set, NULL, debug_req);
 		}
+		g.sysonly[s] = 1;
+		cpc_walk_requests(g.cpc, g.cpus[0].sets[s].set, &g.sysonly[s],
+				  sysonly_req);
+		if (g.sysonly[s])
+			soakers = 1;
 	}
-	if (period > 0 && period < interval * g.nsets)
+	/* Soakers only for a set that counts system events only. */
+	if (!soakers)
+		g.soak = 0;
+	/* -p: the count is of cycles; a rest only with several sets. */
+	if (period > 0 && count > 0)
+		count *= g.nsets;
+	if (period > 0 && (g.nsets < 2 || period <= interval * g.nsets))
 		period = 0;	/* no time left to rest */
 
 	/* Only the main thread takes the terminating signals. */
@@ -447,9 +513,11 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
 	if (g.soak) {
-		for (i = 0; i < g.ncpus; i++)
+		for (i = 0; i < g.ncpus; i++) {
+			g.cpus[i].soak_run = g.sysonly[0];
 			g.cpus[i].have_soaker = !pthread_create(&g.cpus[i].soaker, NULL,
 								soak_main, &g.cpus[i]);
+		}
 	}
 	pthread_mutex_lock(&g.lock);
 	g.ndone = 0;
@@ -494,7 +562,12 @@ int main(int argc, char **argv)
 		}
 		/* Rest (unbound) after the last set of a cycle, with -p. */
 		rest = period > 0 && next == 0;
+		/* The soakers wait while resting or a set counts user events. */
+		if (rest || !g.sysonly[next])
+			soak_all(0);
 		command(CMD_SAMPLE, rest ? -1 : next);
+		if (!rest && g.sysonly[next])
+			soak_all(1);
 		if (tsfmt)
 			timestamp(tsfmt);
 		if (!g.notitle && g.nsets > 1 && n > 0)
@@ -530,6 +603,8 @@ int main(int argc, char **argv)
 				s = next;
 				break;
 			}
+			if (g.sysonly[0])
+				soak_all(1);
 			command(CMD_BIND, 0);
 		}
 		s = next;
@@ -547,9 +622,14 @@ out:
 		if (g.cpus[i].have_thr)
 			pthread_join(g.cpus[i].thr, NULL);
 	g.quit_soak = 1;
-	for (i = 0; i < g.ncpus; i++)
-		if (g.cpus[i].have_soaker)
-			pthread_join(g.cpus[i].soaker, NULL);
+	for (i = 0; i < g.ncpus; i++) {
+		if (!g.cpus[i].have_soaker)
+			continue;
+		pthread_mutex_lock(&g.cpus[i].soak_lock);
+		pthread_cond_signal(&g.cpus[i].soak_cv);
+		pthread_mutex_unlock(&g.cpus[i].soak_lock);
+		pthread_join(g.cpus[i].soaker, NULL);
+	}
 	cpc_close(g.cpc);
 	return ret;
 }
