@@ -5,7 +5,9 @@
 # against a staged install of libcpc (issue 22): <sys/procset.h> with
 # processor_bind(P_LWPID, P_MYID, ...) (M9), uperf's "#define hrtime_t
 # uint64_t" before <libcpc.h> in its CPCv2 and CPCv1 modes (M1), a port's
-# own _lwp_self() and gethrtime macros (L1).  TAP, with a kselftest-style
+# own _lwp_self() and gethrtime macros (L1), a C++ program's global int
+# index (cpc_bind_curlwp(3CPC) Example 2's) and index() from a later
+# <strings.h> in C++ (L1).  TAP, with a kselftest-style
 # "# Totals:" line.  TOP and O are filled in when the test is built.
 TOP=@TOP@
 O=@O@
@@ -15,7 +17,7 @@ trap 'rm -rf "$stage" "$work"' EXIT
 . "$TOP/tests/unit/tap.sh"
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..10"
 inc=$stage/usr/include
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
 lib=$stage/usr/lib${ma:+/$ma}
@@ -75,4 +77,32 @@ check "a port's own _lwp_self() and gethrtime macros before <libcpc.h>" \
 	$CC -o "$work/lwp" "$work/lwp.c" -lcpc
 check "C++: #define hrtime_t before <libcpc.h>" \
 	sh -c "printf '#include <stdint.h>\n#define hrtime_t uint64_t\n#include <libcpc.h>\nhrtime_t t;\nint main() { return (int)sizeof(t) - 8; }\n' >'$work/x.cc' && c++ -Wall -Werror -I'$inc' -o '$work/x' '$work/x.cc'"
+cat >"$work/index.cc" <<'P'
+#include <stdio.h>
+#include <stdlib.h>
+#include <libcpc.h>
+#include <cstring>
+
+int index;		/* as in cpc_bind_curlwp(3CPC) Example 2 */
+
+int main()
+{
+	index = (int)strlen("x");
+	return index - 1;
+}
+P
+check "C++: a global int index after <libcpc.h>" \
+	c++ -Wall -Werror -fno-builtin-index -I"$inc" -O2 -o "$work/index" "$work/index.cc"
+cat >"$work/strings.cc" <<'P'
+#include <libcpc.h>
+#include <string.h>
+#include <strings.h>
+
+int main()
+{
+	return index("ab", 'b') != 0 && strchr("ab", 'a') != 0 ? 0 : 1;
+}
+P
+check "C++: index() from <strings.h> after <libcpc.h>" \
+	c++ -Wall -Werror -I"$inc" -O2 -D_FORTIFY_SOURCE=2 -o "$work/strings" "$work/strings.cc"
 totals

@@ -26,7 +26,7 @@
  * cpc_bind_curlwp(3CPC), have a global variable named index.  Keep them
  * out, unless <strings.h> has been included already.
  */
-#if !defined(_STRINGS_H) && !defined(__cplusplus)
+#if !defined(_STRINGS_H)
 #define index	__libcpc_hidden_index
 #define rindex	__libcpc_hidden_rindex
 #include <string.h>
@@ -36,9 +36,13 @@
  * A later #include <strings.h>, or <string.h> (which includes <strings.h>
  * in glibc's default mode), declares them after all: their declarations
  * repeat harmlessly, and the fortified inlines have guards of their own.
+ * In C++ <string.h> defines inline overloads (strchr, ...) that may not
+ * be defined twice: there only a later <strings.h> declares index().
  */
 #undef _STRINGS_H
+#ifndef __cplusplus
 #undef _STRING_H
+#endif
 #else
 #include <string.h>
 #endif
