@@ -380,9 +380,10 @@ TEST_F(vendor, platform_events_and_attributes_reach_perf)
 		  0x038401c0, 0x01c0 },
 		{ "FR_retired_x86_instr_w_excp_intr", USR_SYS, 0, { }, 0xc0, 0x00c0 },
 		{ "BU_cpu_clk_unhalted", USR, 0, { }, 0x76, 0x0076 },
-		{ "DC_refill_from_L2", USR, 0, { }, 0x1f42, 0x1f42 },
-		/* All the valid unit mask bits, or a subset of them. */
+		/* illumos' unit 0, or any 8-bit unit mask given */
+		{ "DC_refill_from_L2", USR, 0, { }, 0x42, 0x0042 },
 		{ "DC_refill_from_L2", USR, 1, { { "umask", 0x10 } }, 0x1042, 0x1042 },
+		{ "DC_refill_from_L2", USR, 1, { { "umask", 0xe0 } }, 0xe042, 0xe042 },
 		{ "IC_miss", USR, 1, { { "cmask", 0x10 } }, 0x10000081, 0x0081 },
 		{ "0xc4", USR, 1, { { "umask", 0x02 } }, 0x02c4, 0x02c4 },
 	};
@@ -430,8 +431,8 @@ TEST_F(vendor, raw_codes_beyond_the_vendors_range_are_unknown)
 		EXPECT_EQ(-1, cpc_bind_curlwp(self->cpc, set, 0));
 		EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE, cpc_errlog.subcode);
 	} else {
-		/* AMD: a unit mask outside the event's valid bits. */
-		cpc_attr_t umask = { "umask", 0x20 };
+		/* AMD: a unit mask beyond 8 bits (illumos' range check). */
+		cpc_attr_t umask = { "umask", 0x100 };
 
 		set = cpc_set_create(self->cpc);
 		ASSERT_NE(NULL, set);

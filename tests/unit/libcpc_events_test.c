@@ -343,16 +343,18 @@ TEST(amd_platform_events)
 	EXPECT_EQ(0x80ULL, p.config);
 	ASSERT_EQ(0, resolve(&c, "IC_miss", &p, 0));
 	EXPECT_EQ(0x81ULL, p.config);
-	/* without a unit mask, every valid bit counts */
+	/* illumos' unit: 0 without a unit mask (opteron_pcbe's tables) */
 	ASSERT_EQ(0, resolve(&c, "DC_refill_from_L2", &p, 0));
-	EXPECT_EQ(0x1f42ULL, p.config);
-	/* a unit mask narrows within the valid bits, else is refused */
+	EXPECT_EQ(0x42ULL, p.config);
 	ASSERT_EQ(0, resolve(&c, "DC_refill_from_L2", &p, 1, "umask", (uint64_t)0x10));
-	EXPECT_EQ(0x1042ULL, p.config) TH_LOG("a narrower unit mask counted the wider event");
+	EXPECT_EQ(0x1042ULL, p.config);
+	/* and any 8-bit unit mask, as illumos takes it */
+	ASSERT_EQ(0, resolve(&c, "DC_refill_from_L2", &p, 1, "umask", (uint64_t)0xe0));
+	EXPECT_EQ(0xe042ULL, p.config);
+	ASSERT_EQ(0, resolve(&c, "DC_access", &p, 1, "umask", (uint64_t)0x01));
+	EXPECT_EQ(0x0140ULL, p.config);
 	EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE,
-		  resolve(&c, "DC_refill_from_L2", &p, 1, "umask", (uint64_t)0x20));
-	EXPECT_EQ(CPC_ATTRIBUTE_OUT_OF_RANGE,
-		  resolve(&c, "DC_access", &p, 1, "umask", (uint64_t)0x01));
+		  resolve(&c, "DC_access", &p, 1, "umask", (uint64_t)0x100));
 
 	/* attributes; pc accepted with no effect; raw codes take any umask */
 	ASSERT_EQ(0, resolve(&c, "0x40", &p, 5, "edge", (uint64_t)1,

@@ -171,8 +171,9 @@ struct raw_event {
 	uint16_t code;		/* event select (AMD: up to 12 bits) */
 	/*
 	 * Intel: the event's unit mask, which a "umask" attribute replaces.
-	 * AMD: the unit mask bits the event has; a "umask" attribute must be
-	 * a subset of them, and without one all of them count.
+	 * AMD: the unit mask bits the event has (for reference only: as in
+	 * illumos' opteron_pcbe, these names count with unit mask 0 unless a
+	 * "umask" attribute, any 8-bit value, gives one).
 	 */
 	uint8_t umask;
 	int8_t arch_bit;	/* Intel: CPUID 0xA EBX bit, or -1 */
@@ -845,11 +846,14 @@ static int find_platform(const struct cpcev_cpu *cpu, const char *name,
 		return 0;
 	if (arch_hidden(cpu, name))
 		return 0;
-	/* illumos' AMD names first: libpfm4 does not know them */
+	/*
+	 * illumos' AMD names first: libpfm4 does not know them.  Their unit
+	 * is 0, as illumos' tables have it, and any 8-bit umask is taken.
+	 */
 	if (r && cpu->vendor != CPCEV_INTEL) {
 		*code = r->code;
-		*umask = r->umask;
-		*valid = r->umask;
+		*umask = 0;
+		*valid = ATTR_MAX_MASK;
 		return 1;
 	}
 	if (pfm_lookup(cpu, name, config, valid)) {
