@@ -7,7 +7,8 @@
 # uint64_t" before <libcpc.h> in its CPCv2 and CPCv1 modes (M1), a port's
 # own _lwp_self() and gethrtime macros (L1), a C++ program's global int
 # index (cpc_bind_curlwp(3CPC) Example 2's) and index() from a later
-# <strings.h> in C++ (L1).  TAP, with a kselftest-style
+# <strings.h> in C++ (L1), <sys/cpc_impl.h>'s KCPC_REQ_VALID_FLAGS and
+# CPC_SET_VALID_FLAGS (L5).  TAP, with a kselftest-style
 # "# Totals:" line.  TOP and O are filled in when the test is built.
 TOP=@TOP@
 O=@O@
@@ -17,7 +18,7 @@ trap 'rm -rf "$stage" "$work"' EXIT
 . "$TOP/tests/unit/tap.sh"
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 inc=$stage/usr/include
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
 lib=$stage/usr/lib${ma:+/$ma}
@@ -105,4 +106,20 @@ int main()
 P
 check "C++: index() from <strings.h> after <libcpc.h>" \
 	c++ -Wall -Werror -I"$inc" -O2 -D_FORTIFY_SOURCE=2 -o "$work/strings" "$work/strings.cc"
+cat >"$work/flags.c" <<'P'
+#include <libcpc.h>
+
+_Static_assert(KCPC_REQ_VALID_FLAGS(CPC_COUNT_USER | CPC_COUNT_SYSTEM |
+				    CPC_OVF_NOTIFY_EMT | CPC_COUNT_HV), "req");
+_Static_assert(!KCPC_REQ_VALID_FLAGS(0x20), "req 0x20");
+_Static_assert(CPC_SET_VALID_FLAGS(CPC_BIND_LWP_INHERIT), "set");
+_Static_assert(!CPC_SET_VALID_FLAGS(CPC_BIND_EMT_OVF), "set EMT_OVF");
+
+int main(void)
+{
+	return 0;
+}
+P
+check "KCPC_REQ_VALID_FLAGS and CPC_SET_VALID_FLAGS of <sys/cpc_impl.h>" \
+	$CC -o "$work/flags" "$work/flags.c" -lcpc
 totals

@@ -19,13 +19,18 @@
 #define CPC_BIND_LWP_INHERIT	0x1
 #define CPC_BIND_EMT_OVF	0x2	/* CPCv1 only */
 #define CPC_SET_ALL_FLAGS	0x1
+#define CPC_SET_VALID_FLAGS(flags) \
+	(((flags) | CPC_SET_ALL_FLAGS) == CPC_SET_ALL_FLAGS)
 
 /* Request flags */
 #define CPC_OVF_NOTIFY_EMT	0x1
 #define CPC_COUNT_USER		0x2
 #define CPC_COUNT_SYSTEM	0x4
 #define CPC_COUNT_HV		0x8
-#define KCPC_REQ_ALL_FLAGS	0xf
+#define KCPC_REQ_ALL_FLAGS	(CPC_OVF_NOTIFY_EMT | CPC_COUNT_USER | \
+				 CPC_COUNT_SYSTEM | CPC_COUNT_HV)
+#define KCPC_REQ_VALID_FLAGS(flags) \
+	(((flags) | KCPC_REQ_ALL_FLAGS) == KCPC_REQ_ALL_FLAGS)
 
 /* cpc_caps() bits */
 #define CPC_CAP_OVERFLOW_INTERRUPT	0x1
