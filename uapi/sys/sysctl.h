@@ -5,7 +5,10 @@
  * glibc dropped <sys/sysctl.h> and sysctl() in 2.32.  This header gives BSD
  * programs the OpenBSD top-level and CTL_HW numbers they use to identify the
  * machine; libpmcompat-bsd (pkg-config pmcompat-bsd) implements sysctl() for
- * the hw.* and machdep.* nodes listed in sysctl(3) of the pmcompat tools.
+ * the nodes OpenBSD's pctr(1) and its kind read: hw.machine, hw.model,
+ * hw.ncpu, hw.byteorder, hw.pagesize, and machdep.cpuvendor, cpuid,
+ * cpufeature, tscfreq and invarianttsc, answered from CPUID (there is no
+ * sysctl(3) page of pmcompat; the README's "Building legacy programs").
  *
  * Do not include this together with <linux/sysctl.h>: the Linux numbers of
  * the same names differ.
