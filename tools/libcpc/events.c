@@ -28,6 +28,8 @@
 #include <sys/cpc_impl.h>
 
 #include "events.h"
+#define PMC_X86CPU_PFM
+#include "../common/pmc_x86cpu.h"
 
 /* x86 event-select fields */
 #define EVSEL_EVENT(c)		((uint64_t)(c) & 0xff)
@@ -299,9 +301,6 @@ const char *cpcev_errstr(int subcode)
 void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
 		    uint32_t eax1, uint32_t eax_a, uint32_t ebx_a)
 {
-	unsigned int family = (eax1 >> 8) & 0xf;
-	unsigned int model = (eax1 >> 4) & 0xf;
-
 	memset(cpu, 0, sizeof(*cpu));
 	memcpy(cpu->vendor_id, vendor, 12);
 	cpu->vendor_id[12] = '\0';
@@ -314,14 +313,7 @@ void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
 	else
 		cpu->vendor = CPCEV_OTHER;
 
-	/* Display family and model, as the vendors define them. */
-	if (family == 0xf)
-		family += (eax1 >> 20) & 0xff;
-	if (family == 0x6 || family >= 0xf)
-		model |= ((eax1 >> 16) & 0xf) << 4;
-	cpu->family = family;
-	cpu->model = model;
-	cpu->stepping = eax1 & 0xf;
+	pmc_cpuid_fms(eax1, &cpu->family, &cpu->model, &cpu->stepping);
 
 	if (cpu->vendor == CPCEV_INTEL) {
 		cpu->pmu_version = eax_a & 0xff;
@@ -479,11 +471,9 @@ static int amd_like(const struct cpcev_cpu *cpu)
 
 int cpcev_cpu_pfm(struct cpcev_cpu *cpu)
 {
-	pfm_pmu_info_t info;
-	int best_events = 0;
-	pfm_pmu_t pmu;
-
 	static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+	const char *name = "";
+	pfm_pmu_t pmu;
 	int ret;
 
 	cpu->pfm_pmu = 0;
@@ -496,24 +486,11 @@ int cpcev_cpu_pfm(struct cpcev_cpu *cpu)
 	pthread_mutex_unlock(&init_lock);
 	if (ret != PFM_SUCCESS)
 		return 0;
-	pfm_for_all_pmus(pmu) {
-		int amd;
-
-		memset(&info, 0, sizeof(info));
-		info.size = sizeof(info);
-		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS ||
-		    !info.is_present || info.type != PFM_PMU_TYPE_CORE)
-			continue;
-		amd = !strncmp(info.name, "amd64", 5);
-		if (amd != amd_like(cpu))
-			continue;
-		/* the model's table rather than the architectural one */
-		if (info.nevents <= best_events)
-			continue;
-		best_events = info.nevents;
-		cpu->pfm_pmu = pmu;
-		snprintf(cpu->pfm_name, sizeof(cpu->pfm_name), "%s", info.name);
-	}
+	pmu = pmc_pfm_core_pmu(amd_like(cpu), &name);
+	if (pmu == PFM_PMU_NONE)
+		return 0;
+	cpu->pfm_pmu = pmu;
+	snprintf(cpu->pfm_name, sizeof(cpu->pfm_name), "%s", name);
 	return cpu->pfm_pmu != 0;
 }
 

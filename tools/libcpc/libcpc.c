@@ -18,7 +18,6 @@
  * cpc_buf_*() accessors touch only the buffer, and cpc_request_preset()
  * only try-locks for its bookkeeping.  They are async-signal-safe.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -33,6 +32,7 @@
 #include <linux/perf_event.h>
 
 #include "libcpc_impl.h"
+#include "../common/pmc_x86cpu.h"
 
 #define SET_MAGIC	0x43504353U	/* "CPCS" */
 #define BUF_MAGIC	0x43504342U	/* "CPCB" */
@@ -273,23 +273,13 @@ CPC_EXPORT hrtime_t gethrtime(void)
 /* The processor this runs on, with libpfm4's table for it (v1 too). */
 void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 {
-	unsigned int max = 0, a = 0, b = 0, c = 0, d = 0;
-	uint32_t eax1 = 0, eax_a = 0, ebx_a = 0;
-	char vendor[12];
+	struct pmc_cpuid_regs r1, ra;
+	char vendor[13];
 
-	memset(vendor, 0, sizeof(vendor));
-	if (__get_cpuid(0, &max, &b, &c, &d)) {
-		memcpy(vendor, &b, 4);
-		memcpy(vendor + 4, &d, 4);
-		memcpy(vendor + 8, &c, 4);
-	}
-	if (max >= 1 && __get_cpuid(1, &a, &b, &c, &d))
-		eax1 = a;
-	if (max >= 0xa && __get_cpuid(0xa, &a, &b, &c, &d)) {
-		eax_a = a;
-		ebx_a = b;
-	}
-	cpcev_cpu_init(cpu, vendor, eax1, eax_a, ebx_a);
+	pmc_cpuid_vendor(vendor);
+	pmc_cpuid(1, &r1);
+	pmc_cpuid(0xa, &ra);
+	cpcev_cpu_init(cpu, vendor, r1.eax, ra.eax, ra.ebx);
 	cpcev_cpu_pfm_lazy(cpu);
 }
 

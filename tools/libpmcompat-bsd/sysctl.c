@@ -22,6 +22,8 @@
 #include <machine/cpu.h>
 #include <machine/specialreg.h>
 
+#include "../common/pmc_x86cpu.h"
+
 #if defined(__x86_64__)
 #define PMCOMPAT_MACHINE	"amd64"
 #elif defined(__i386__)
@@ -42,46 +44,20 @@
 
 #define TSC_KHZ_SYSFS	"/sys/devices/system/cpu/cpu0/tsc_freq_khz"
 
-struct cpuid_regs {
-	unsigned int eax, ebx, ecx, edx;
-};
-
-static int cpuid(unsigned int leaf, struct cpuid_regs *r)
-{
-	unsigned int max = __get_cpuid_max(leaf & 0x80000000, NULL);
-
-	if (max < leaf)
-		return -1;
-	__cpuid_count(leaf, 0, r->eax, r->ebx, r->ecx, r->edx);
-	return 0;
-}
-
-/* The 12-character vendor string, NUL-terminated (13 bytes). */
-static void cpu_vendor(char buf[13])
-{
-	struct cpuid_regs r = { 0 };
-
-	cpuid(0, &r);
-	memcpy(buf, &r.ebx, 4);
-	memcpy(buf + 4, &r.edx, 4);
-	memcpy(buf + 8, &r.ecx, 4);
-	buf[12] = '\0';
-}
-
 /* The processor brand string without padding, else the vendor string. */
 static void cpu_model(char buf[49])
 {
-	struct cpuid_regs r;
+	struct pmc_cpuid_regs r;
 	unsigned int i;
 	size_t len;
 	char *p;
 
-	if (cpuid(CPUID_EXT_BRAND + 2, &r) < 0) {
-		cpu_vendor(buf);
+	if (pmc_cpuid(CPUID_EXT_BRAND + 2, &r) < 0) {
+		pmc_cpuid_vendor(buf);
 		return;
 	}
 	for (i = 0; i < 3; i++) {
-		cpuid(CPUID_EXT_BRAND + i, &r);
+		pmc_cpuid(CPUID_EXT_BRAND + i, &r);
 		memcpy(buf + 16 * i, &r.eax, 4);
 		memcpy(buf + 16 * i + 4, &r.ebx, 4);
 		memcpy(buf + 16 * i + 8, &r.ecx, 4);
@@ -97,14 +73,14 @@ static void cpu_model(char buf[49])
 	memmove(buf, p, len);
 	buf[len] = '\0';
 	if (len == 0)
-		cpu_vendor(buf);
+		pmc_cpuid_vendor(buf);
 }
 
 static int vendor_is(const char *vendor)
 {
 	char v[13];
 
-	cpu_vendor(v);
+	pmc_cpuid_vendor(v);
 	return strcmp(v, vendor) == 0;
 }
 
@@ -135,13 +111,13 @@ static int tsc_freq_sysfs(uint64_t *hz)
  */
 static int tsc_freq(uint64_t *hz)
 {
-	struct cpuid_regs r1, r;
+	struct pmc_cpuid_regs r1, r;
 
-	if (cpuid(CPUID_LEAF_TSC, &r) == 0 && r.eax && r.ebx && r.ecx) {
+	if (pmc_cpuid(CPUID_LEAF_TSC, &r) == 0 && r.eax && r.ebx && r.ecx) {
 		*hz = (uint64_t)r.ecx * r.ebx / r.eax;
 		return 0;
 	}
-	if (cpuid(1, &r1) == 0 && (r1.ecx & CPUIDECX_HV)) {
+	if (pmc_cpuid(1, &r1) == 0 && (r1.ecx & CPUIDECX_HV)) {
 		__cpuid(CPUID_HV_BASE, r.eax, r.ebx, r.ecx, r.edx);
 		if (r.eax >= CPUID_HV_TIMING && r.eax < CPUID_HV_BASE + 0x10000) {
 			__cpuid(CPUID_HV_TIMING, r.eax, r.ebx, r.ecx, r.edx);
@@ -151,7 +127,7 @@ static int tsc_freq(uint64_t *hz)
 			}
 		}
 	}
-	if (vendor_is("GenuineIntel") && cpuid(CPUID_LEAF_FREQ, &r) == 0 &&
+	if (vendor_is("GenuineIntel") && pmc_cpuid(CPUID_LEAF_FREQ, &r) == 0 &&
 	    (r.eax & 0xffff)) {
 		*hz = (uint64_t)(r.eax & 0xffff) * 1000000;
 		return 0;
@@ -161,9 +137,9 @@ static int tsc_freq(uint64_t *hz)
 
 static int invariant_tsc(void)
 {
-	struct cpuid_regs r;
+	struct pmc_cpuid_regs r;
 
-	if (cpuid(CPUID_EXT_POWER, &r) < 0)
+	if (pmc_cpuid(CPUID_EXT_POWER, &r) < 0)
 		return 0;
 	return !!(r.edx & CPUIDEDX_ITSC);
 }
@@ -238,7 +214,7 @@ static int hw_sysctl(const int *name, unsigned int namelen, void *oldp,
 static int cpu_sysctl(const int *name, unsigned int namelen, void *oldp,
 		      size_t *oldlenp, void *newp)
 {
-	struct cpuid_regs r = { 0 };
+	struct pmc_cpuid_regs r = { 0 };
 	char vendor[13];
 	uint64_t hz;
 
@@ -247,13 +223,13 @@ static int cpu_sysctl(const int *name, unsigned int namelen, void *oldp,
 
 	switch (name[0]) {
 	case CPU_CPUVENDOR:
-		cpu_vendor(vendor);
+		pmc_cpuid_vendor(vendor);
 		return rd_string(oldp, oldlenp, newp, vendor);
 	case CPU_CPUID:
-		cpuid(1, &r);
+		pmc_cpuid(1, &r);
 		return rd_int(oldp, oldlenp, newp, (int)r.eax);
 	case CPU_CPUFEATURE:
-		cpuid(1, &r);
+		pmc_cpuid(1, &r);
 		return rd_int(oldp, oldlenp, newp, (int)r.edx);
 	case CPU_TSCFREQ:
 		if (tsc_freq(&hz) < 0)

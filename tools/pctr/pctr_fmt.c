@@ -14,6 +14,8 @@
 #include <perfmon/pfmlib.h>
 
 #include "pctr_fmt.h"
+#define PMC_X86CPU_PFM
+#include "../common/pmc_x86cpu.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -409,30 +411,13 @@ static int *pfm_numasks;	/* unit masks of each pfm_tab event */
 static size_t pfm_n;
 static int pfm_done = -1;	/* the cpu class pfm_tab was built for */
 
-/* The core PMU libpfm4 detected for the vendor: most events wins. */
+/* The core PMU libpfm4 detected for the vendor (pmc_x86cpu.h's choice). */
 static pfm_pmu_t pfm_core_pmu(int cpu)
 {
-	pfm_pmu_info_t info;
-	pfm_pmu_t pmu, best = PFM_PMU_NONE;
-	int best_events = 0;
-
 	if ((cpu != CPU_CORE && cpu != CPU_AMD) ||
 	    pfm_initialize() != PFM_SUCCESS)
 		return PFM_PMU_NONE;
-	pfm_for_all_pmus(pmu) {
-		memset(&info, 0, sizeof(info));
-		info.size = sizeof(info);
-		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS ||
-		    !info.is_present || info.type != PFM_PMU_TYPE_CORE)
-			continue;
-		if (!strncmp(info.name, "amd64", 5) != (cpu == CPU_AMD))
-			continue;
-		if (info.nevents > best_events) {
-			best_events = info.nevents;
-			best = pmu;
-		}
-	}
-	return best;
+	return pmc_pfm_core_pmu(cpu == CPU_AMD, NULL);
 }
 
 /* "Unit masks: NAME=xx, ..." and whether one is the default. */
