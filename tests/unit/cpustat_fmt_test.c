@@ -2,7 +2,7 @@
 /*
  * Host tests of the output of cpustat(8) and cputrack(1)
  * (tools/cpctools/cpct_fmt.c): the column headers, titles and rows with the
- * original widths, and the wrapping of the -h lists.
+ * original widths, and the wrapping of the -h lists as Solaris' caps.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,25 +81,38 @@ TEST(cputrack_title_and_rows)
 	EXPECT_STREQ("  4.000   1       exit        42         7  # pic0=x\n", out);
 }
 
-TEST(wrapping_at_column_76)
+TEST(wrapping_as_solaris_caps)
 {
-	struct cpct_wrap w;
+	struct cpct_caps_col c;
 	char out[1024];
 	int i;
 
-	CAPTURE(out, ({
-		cpct_wrap_start(&w, f, "\tevent[0-3]: ", 17);
-		for (i = 0; i < 12; i++)
-			cpct_wrap_word(&w, "abcdefghi");
-		cpct_wrap_end(&w);
-	}));
 	/*
-	 * The tab counts to column 8, the prefix to 20: five words end at 69,
-	 * a sixth would end at 79.  From the margin (17), six end at 76.
+	 * Solaris' caps.c: "word " each; the column counts from the margin
+	 * (17) whatever the prefix, a word goes to the next line when it and
+	 * its space would pass 76: five of 9 letters a line (17 + 5 x 10 = 67).
 	 */
-	EXPECT_STREQ("\tevent[0-3]: abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi\n"
-		     "                 abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi\n"
-		     "                 abcdefghi\n", out);
+	CAPTURE(out, ({
+		fputs("\tevent[0-3]: ", f);
+		cpct_caps_start(&c, f, 17, 17);
+		for (i = 0; i < 11; i++)
+			cpct_caps_word(&c, "abcdefghi", NULL);
+		fputc('\n', f);
+	}));
+	EXPECT_STREQ("\tevent[0-3]: abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi \n"
+		     "                 abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi \n"
+		     "                 abcdefghi \n", out);
+	/* the reference text: a new line and a tab, from column 8 */
+	CAPTURE(out, ({
+		fputs("\t", f);
+		cpct_caps_start(&c, f, 8, 8);
+		for (i = 0; i < 8; i++)
+			cpct_caps_word(&c, "abcdefghijklmnopq", "\n\t");
+		fputc('\n', f);
+	}));
+	EXPECT_STREQ("\tabcdefghijklmnopq abcdefghijklmnopq abcdefghijklmnopq \n"
+		     "\tabcdefghijklmnopq abcdefghijklmnopq abcdefghijklmnopq \n"
+		     "\tabcdefghijklmnopq abcdefghijklmnopq \n", out);
 }
 
 TEST_HARNESS_MAIN

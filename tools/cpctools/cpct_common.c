@@ -107,36 +107,18 @@ static int same_names(const struct names *a, const struct names *b)
 	return 1;
 }
 
-/*
- * Solaris' -h layout: names each followed by a space, a new line indented
- * to margin before one that would pass column 76 (col counts as Solaris'
- * does: from the margin, whatever the prefix printed).
- */
-#define CAPS_RHS	76
+/* Solaris' margins of the -h lists (caps.c). */
 #define EVENT_MARGIN	17
 #define ATTR_MARGIN	20
 
-struct caps_col {
-	FILE *f;
-	int col, margin;
-};
-
-static void caps_word(struct caps_col *c, const char *word)
-{
-	if (c->col + (int)strlen(word) + 1 > CAPS_RHS) {
-		fprintf(c->f, "\n%*s", c->margin, "");
-		c->col = c->margin;
-	}
-	c->col += fprintf(c->f, "%s ", word);
-}
-
 static void print_names(FILE *f, const struct names *l)
 {
-	struct caps_col c = { f, EVENT_MARGIN, EVENT_MARGIN };
+	struct cpct_caps_col c;
 	size_t i;
 
+	cpct_caps_start(&c, f, EVENT_MARGIN, EVENT_MARGIN);
 	for (i = 0; i < l->n; i++)
-		caps_word(&c, l->v[i]);
+		cpct_caps_word(&c, l->v[i], NULL);
 	fputc('\n', f);
 }
 
@@ -185,7 +167,7 @@ void cpct_caps(FILE *f, cpc_t *cpc)
 {
 	uint_t npic = cpc_npic(cpc), i;
 	struct names attrs = { 0 }, *pics;
-	struct caps_col c = { f, ATTR_MARGIN, ATTR_MARGIN };
+	struct cpct_caps_col c;
 	const char *p;
 	int equal = 1;
 
@@ -205,16 +187,17 @@ void cpct_caps(FILE *f, cpc_t *cpc)
 	list_events(f, cpc, equal, cpc_walk_events_pic);
 
 	fprintf(f, "\n\tattributes: ");
+	cpct_caps_start(&c, f, ATTR_MARGIN, ATTR_MARGIN);
 	cpc_walk_attrs(cpc, &attrs, add_attr);
 	for (i = 0; i < attrs.n; i++)
-		caps_word(&c, attrs.v[i]);
-	caps_word(&c, "nouser");
-	caps_word(&c, "sys");
+		cpct_caps_word(&c, attrs.v[i], NULL);
+	cpct_caps_word(&c, "nouser", NULL);
+	cpct_caps_word(&c, "sys", NULL);
 	free_names(&attrs);
 
 	/* The reference text, its words wrapped at column 76. */
 	fprintf(f, "\n\n\t");
-	c.col = 8;
+	cpct_caps_start(&c, f, 8, 8);
 	for (p = cpc_cpuref(cpc); *p; ) {
 		char word[256];
 		size_t n;
@@ -228,11 +211,7 @@ void cpct_caps(FILE *f, cpc_t *cpc)
 			n = sizeof(word) - 1;
 		memcpy(word, p, n);
 		word[n] = '\0';
-		if (c.col + (int)n + 1 > CAPS_RHS) {
-			fprintf(f, "\n\t");
-			c.col = 8;
-		}
-		c.col += fprintf(f, "%s ", word);
+		cpct_caps_word(&c, word, "\n\t");
 		p += strcspn(p, " \n\t");
 	}
 	fputc('\n', f);

@@ -93,41 +93,30 @@ void cputrack_row(FILE *f, double secs, int pidcol, int pid, int lwp,
 
 /* ---- wrapping ---------------------------------------------------------------- */
 
-#define WRAP_COL	76
+/*
+ * Solaris' -h lists (caps.c): each word followed by a space, a new line
+ * indented to the margin before a word that would pass column 76, the
+ * column counted from the margin whatever the prefix printed before.
+ */
+#define CAPS_RHS	76
 
-static int width_of(const char *s, int col)
+void cpct_caps_start(struct cpct_caps_col *c, FILE *f, int col, int margin)
 {
-	for (; *s; s++)
-		col = *s == '\t' ? (col / 8 + 1) * 8 : col + 1;
-	return col;
+	c->f = f;
+	c->col = col;
+	c->margin = margin;
 }
 
-void cpct_wrap_start(struct cpct_wrap *w, FILE *f, const char *prefix, int margin)
+void cpct_caps_word(struct cpct_caps_col *c, const char *word, const char *newline)
 {
-	w->f = f;
-	w->margin = margin;
-	w->words = 0;
-	fputs(prefix, f);
-	w->col = width_of(prefix, 0);
-}
-
-void cpct_wrap_word(struct cpct_wrap *w, const char *word)
-{
-	int len = (int)strlen(word);
-
-	if (w->words && w->col + 1 + len > WRAP_COL) {
-		fprintf(w->f, "\n%*s", w->margin, "");
-		w->col = w->margin;
-	} else if (w->words) {
-		fputc(' ', w->f);
-		w->col++;
+	if (c->col + (int)strlen(word) + 1 > CAPS_RHS) {
+		if (newline) {
+			fputs(newline, c->f);
+		} else {
+			fputc('\n', c->f);
+			fprintf(c->f, "%*s", c->margin, "");
+		}
+		c->col = c->margin;
 	}
-	fputs(word, w->f);
-	w->col += len;
-	w->words++;
-}
-
-void cpct_wrap_end(struct cpct_wrap *w)
-{
-	fputc('\n', w->f);
+	c->col += fprintf(c->f, "%s ", word);
 }

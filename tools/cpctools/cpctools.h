@@ -49,16 +49,19 @@ void cpct_caps(FILE *f, cpc_t *cpc);
 /* The spec syntax line printed by -h. */
 extern const char cpct_spec_syntax[];
 
-/* Print words wrapped at column 76, continuation lines indented to margin. */
-struct cpct_wrap {
+/*
+ * Solaris' -h lists: "word " each, a new line before one that would pass
+ * column 76 (newline, or "\n" and margin spaces), col counted as caps.c
+ * counts it.
+ */
+struct cpct_caps_col {
 	FILE *f;
 	int col;
 	int margin;
-	int words;
 };
-void cpct_wrap_start(struct cpct_wrap *w, FILE *f, const char *prefix, int margin);
-void cpct_wrap_word(struct cpct_wrap *w, const char *word);
-void cpct_wrap_end(struct cpct_wrap *w);
+
+void cpct_caps_start(struct cpct_caps_col *c, FILE *f, int col, int margin);
+void cpct_caps_word(struct cpct_caps_col *c, const char *word, const char *newline);
 
 /*
  * Turn spec into s (set and counter numbers): 0, or -1 after cpc_strtoset()

@@ -344,22 +344,15 @@ static double secs_since(hrtime_t t, hrtime_t t0)
 	return (double)(t - t0) / 1e9;
 }
 
-static hrtime_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
- * Wait until deadline (monotonic ns) unless a terminating signal comes
+ * Wait until deadline (gethrtime(): CLOCK_MONOTONIC, the clock of
+ * cpc_buf_hrtime()) unless a terminating signal comes
  * first: 0 when the deadline came, 1 for a signal.
  */
 static int wait_until(const sigset_t *sigs, hrtime_t deadline)
 {
 	for (;;) {
-		hrtime_t left = deadline - mono_ns();
+		hrtime_t left = deadline - gethrtime();
 		struct timespec ts;
 
 		if (left <= 0)
@@ -544,7 +537,7 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out;
 
-	t0 = mono_ns();
+	t0 = gethrtime();
 	deadline = t0;
 	s = 0;
 	/* The title once all CPUs count; with several sets, at every set. */
@@ -612,7 +605,7 @@ int main(int argc, char **argv)
 	(void)interrupted;
 	/* The totals of every set, over all CPUs and intervals. */
 	for (s = 0; s < g.nsets; s++)
-		cpustat_row(stdout, secs_since(last ? last : mono_ns(), t0), g.ncpus,
+		cpustat_row(stdout, secs_since(last ? last : gethrtime(), t0), g.ncpus,
 			    "total", g.tsc, ttick[s], total[s], g.cpus[0].sets[s].nreqs,
 			    g.nsets > 1 ? specs[s] : NULL);
 	fflush(stdout);
