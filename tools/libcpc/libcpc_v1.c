@@ -66,7 +66,6 @@ struct v1_pctx {
 };
 
 static pthread_mutex_t v1_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint_t v1_version;		/* CPC_VER_NONE until cpc_version() */
 static cpc_errfn_t *v1_errfn;
 static cpc_t *v1_cpc;			/* the shared handle, under v1_lock */
 static struct cpcev_cpu v1_cpu;
@@ -155,13 +154,13 @@ static int v1_cpuver_ok(int cpuver)
 	return cpuver != -1 && cpuver == v1_cpuver_of(v1_get_cpu());
 }
 
+/* The versions a program may ask for; nothing depends on the call. */
 CPC_EXPORT uint_t cpc_version(uint_t ver)
 {
 	if (ver == CPC_VER_NONE)
 		return CPC_VER_CURRENT;
 	if (ver > CPC_VER_CURRENT)
 		return CPC_VER_NONE;
-	__atomic_store_n(&v1_version, ver, __ATOMIC_RELEASE);
 	return ver;
 }
 
