@@ -251,6 +251,33 @@ static int pmc_overflow_supported(const struct pmc_set *set,
 	}
 }
 
+/*
+ * Make a slot's event; NULL when the slot's CPU is not in perf's hands.
+ * perf refuses a CPU's events (-ENODEV) from the moment its own hotplug
+ * callback takes the CPU down until the one that brings it up, a window
+ * wider than cpu_online()'s.  Ours runs inside it (after perf's on the
+ * way up, before it on the way down), so the set's online bit is clear
+ * for all of it: such a slot stays empty, as for any CPU that is down,
+ * and pmc_cpu_sync() makes its event when ours marks the CPU up.  A CPU
+ * that came up since the refusal is tried again.  The request does not
+ * fail for a CPU that is changing state.
+ */
+static struct perf_event *pmc_slot_create(struct pmc_counter *c, unsigned int i)
+{
+	struct pmc_set *set = c->set;
+	struct perf_event *event;
+	int tries = 2;
+
+	do {
+		event = pmc_event_create(c, i);
+		if (PTR_ERR_OR_ZERO(event) != -ENODEV || !pmc_set_cpu_bound(set))
+			return event;
+		if (!test_bit(i, set->online))
+			return NULL;
+	} while (--tries);
+	return event;
+}
+
 int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 			const struct pmc_event_desc *desc, u64 preset,
 			unsigned int flags)
@@ -288,15 +315,8 @@ int pmc_counter_program(struct pmc_set *set, unsigned int idx,
 	for (i = 0; i < set->nslots; i++) {
 		if (!pmc_slot_used(c, i))
 			continue;
-		event = pmc_event_create(c, i);
-		/*
-		 * A CPU going down meanwhile (perf refuses its events once it
-		 * is offline, after the hotplug callback ran): its slot stays
-		 * empty, as for any CPU that is down, and the CPU's events are
-		 * made when it comes back.  The request does not fail for it.
-		 */
-		if (PTR_ERR_OR_ZERO(event) == -ENODEV && pmc_set_cpu_bound(set) &&
-		    !cpu_online(pmc_slot_cpu(set, i)))
+		event = pmc_slot_create(c, i);
+		if (!event)
 			continue;
 		if (IS_ERR(event)) {
 			ret = PTR_ERR(event);

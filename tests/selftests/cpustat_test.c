@@ -573,32 +573,48 @@ TEST_F(cpustat, s_without_a_system_only_set_starts_no_soaker)
 	EXPECT_LE(0, bg_finish(&b, rest, sizeof(rest)));
 }
 
-TEST_F_TIMEOUT(cpustat, s_soakers_run_only_while_a_system_only_set_counts, 60)
+/*
+ * Wait up to ms for ncpus soakers all in state want (R spinning, S waiting),
+ * looking every 10 ms: a slow kernel (the debug lane) starts them late, and
+ * each state lasts a whole interval.  The soakers' number, states in states.
+ */
+static int soakers_become(pid_t pid, int ncpus, char want, char *states, int ms)
+{
+	int n, waited;
+
+	for (waited = 0;; waited += 10) {
+		n = soaker_states(pid, states, NCPU_MAX);
+		if ((n == ncpus && strspn(states, (char[]){ want, 0 }) == (size_t)n) ||
+		    waited >= ms)
+			return n;
+		usleep(10000);
+	}
+}
+
+TEST_F_TIMEOUT(cpustat, s_soakers_run_only_while_a_system_only_set_counts, 90)
 {
 	/* Sets: system only (soakers run), user and system (they wait). */
 	char *const *argv = ARGV("cpustat", "-s", "-n", "-c", "sw_context_switches,sys,nouser",
-				 "-c", "sw_context_switches,sys", "1", "3");
+				 "-c", "sw_context_switches,sys", "2", "3");
 	char line[512], states[NCPU_MAX + 1], rest[8192];
 	int ncpus = count_online_cpus(), cpu, n, st;
 	struct bg b;
 
 	ASSERT_EQ(0, bg_start(&b, CPUSTAT, argv));
-	usleep(500000);
-	n = soaker_states(b.pid, states, NCPU_MAX);
+	/* the first interval: the system-only set is bound, soakers spin */
+	n = soakers_become(b.pid, ncpus, 'R', states, 20000);
 	EXPECT_EQ(ncpus, n);
 	EXPECT_EQ(strlen(states), strspn(states, "R")) TH_LOG("%s", states);
-	/* the first interval's rows: the second set is bound, soakers wait */
 	for (cpu = 0; cpu < ncpus; cpu++)
 		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
-	usleep(300000);
-	n = soaker_states(b.pid, states, NCPU_MAX);
+	/* the second: the user and system set is bound, soakers wait */
+	n = soakers_become(b.pid, ncpus, 'S', states, 1500);
 	EXPECT_EQ(ncpus, n);
 	EXPECT_EQ(strlen(states), strspn(states, "S")) TH_LOG("%s", states);
-	/* the second's: the system-only set again, soakers spin */
 	for (cpu = 0; cpu < ncpus; cpu++)
 		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
-	usleep(300000);
-	n = soaker_states(b.pid, states, NCPU_MAX);
+	/* the third: the system-only set again, soakers spin */
+	n = soakers_become(b.pid, ncpus, 'R', states, 1500);
 	EXPECT_EQ(ncpus, n);
 	EXPECT_EQ(strlen(states), strspn(states, "R")) TH_LOG("%s", states);
 	st = bg_finish(&b, rest, sizeof(rest));
