@@ -15,7 +15,10 @@
  * two markdown tables on stdout, framed as TAP (one "ok" per CPU count and
  * per memory pass) so that tests/vm/run-lane can count it.
  */
+#include <fcntl.h>
 #include <stdarg.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -498,6 +501,70 @@ static int cpc_ovf_cycle(void)
 	return err;
 }
 
+/*
+ * perf's own equivalent of that cycle (issue 21): a CPU event of CPU 0
+ * sampling every 1000 instructions that signals this thread (O_ASYNC,
+ * F_SETOWN_EX to the thread, F_SETSIG) and stops after one overflow
+ * (event_limit); one cycle injects 1000 instructions (perf disables the
+ * event and sends the signal from irq_work), the handler runs, and
+ * PERF_EVENT_IOC_REFRESH 1 re-arms it.  The baseline is the same cycle with
+ * a period that is never reached.
+ */
+static volatile sig_atomic_t perf_sig_count;
+
+static void on_perf_sig(int sig)
+{
+	(void)sig;
+	perf_sig_count++;
+}
+
+static int perf_refresh_setup(int ovf)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = gettid() };
+	struct perf_event_attr attr;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_perf_sig;
+	sigaction(SIGRTMIN + 2, &sa, NULL);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_RAW;
+	attr.config = EV_INSTR;
+	attr.pinned = 1;
+	attr.disabled = 1;
+	attr.sample_period = ovf ? 1000 : 1ULL << 40;
+	attr.wakeup_events = 1;
+	perf_fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (perf_fd < 0)
+		return -errno;
+	if (fcntl(perf_fd, F_SETOWN_EX, &owner) || fcntl(perf_fd, F_SETSIG, SIGRTMIN + 2) ||
+	    fcntl(perf_fd, F_SETFL, O_ASYNC) || ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1))
+		return -errno;
+	return 0;
+}
+
+static int perf_refresh_ovf_setup(void)
+{
+	return perf_refresh_setup(1);
+}
+
+static int perf_refresh_count_setup(void)
+{
+	return perf_refresh_setup(0);
+}
+
+static int perf_ovf_cycle(void)
+{
+	int err;
+
+	ovf_calls++;
+	err = inject_raw(ovf_cmd);
+	if (!err && ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1))
+		err = -errno;
+	return err;
+}
+
 /* ---- memory: slab per object ---- */
 
 #define MEM_OPENS	1000
@@ -730,6 +797,13 @@ static struct op ops[] = {
 	/* Last, so that the row numbers above stay: cpc_set_sample's anchor. */
 	OP("perf read() of a 2-event group (as cpc_set_sample of 2 requests)", 1000,
 	   perf_group2_setup, perf_group_read, perf_group2_teardown),
+	/* rows 19-20: perf's own overflow cycle, libcpc's anchor (rows 16-17) */
+	{ .name = "(perf CPU event: inject 1000 + IOC_REFRESH, no overflow)", .n = 100,
+	  .setup = perf_refresh_count_setup, .call = perf_ovf_cycle,
+	  .teardown = perf_one_teardown, .per = 1, .cmd = CMD_THOUSAND },
+	{ .name = "perf overflow end to end (F_SETSIG signal, handler, IOC_REFRESH), per overflow",
+	  .n = 100, .setup = perf_refresh_ovf_setup, .call = perf_ovf_cycle,
+	  .teardown = perf_one_teardown, .per = 1, .minus = 19, .cmd = CMD_THOUSAND, .ovfs = 1 },
 };
 
 #define NOPS	(int)(sizeof(ops) / sizeof(ops[0]))

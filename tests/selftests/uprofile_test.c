@@ -252,7 +252,7 @@ TEST_F(prof, uprofile_two_hot_functions)
 {
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, true, EV_CYCLES, 300, 100, 0, P5,
 				  _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 400 samples, one every 65536 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 400 samples, one every 65536 events of cycles (user mode)\n\n"
 		     HEADER
 		     " 75.00         300         300  hot_a\n"
 		     " 25.00         400         100  hot_b\n", self->out);
@@ -271,7 +271,7 @@ TEST_F(prof, uprofile_shared_libraries)
 	self->knowhere = 4;
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, false, EV_CYCLES, 30, 0, 12,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 52 samples, one every 65536 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 52 samples, one every 65536 events of cycles (user mode)\n\n"
 		     HEADER
 		     " 57.69          30          30  hot_a\n"
 		     " 23.08          42          12  getpid (libc.so.6)\n"
@@ -287,7 +287,7 @@ TEST_F(prof, uprofile_shared_libraries_as_group_member)
 	ASSERT_EQ(0, node_to_test_group(PFCNTR_PATH, 0640, &self->node_saved));
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_NOBODY_IN_GROUP, NULL, NULL, false, EV_CYCLES,
 				  6, 0, 0, P5, _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 8 samples, one every 65536 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 8 samples, one every 65536 events of cycles (user mode)\n\n"
 		     HEADER
 		     " 75.00           6           6  hot_a\n"
 		     " 25.00           8           2  hot_lib (libuprofile-hot-example)\n",
@@ -303,7 +303,7 @@ TEST_F(prof, uprofile_stripped_binary_debug_file)
 	self->prog = HOT_STRIPPED;
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, NULL, NULL, false, EV_CYCLES, 5, 3, 0,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT_STRIPPED ": 8 samples, one every 65536 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT_STRIPPED ": 8 samples, one every 65536 events of cycles (user mode)\n\n"
 		     HEADER
 		     " 62.50           5           5  hot_a\n"
 		     " 37.50           8           3  hot_b\n", self->out);
@@ -315,7 +315,7 @@ TEST_F(prof, uprofile_tru64_statistic_operand)
 	self->stat = "retinst";
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-stride", "1", false, EV_INSTR, 0, 9, 0,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 9 samples, one every 65536 issues events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 9 samples, one every 65536 events of issues (user mode)\n\n"
 		     HEADER
 		     "100.00           9           9  hot_b\n", self->out);
 }
@@ -326,7 +326,7 @@ TEST_F(prof, uprofile_as_group_member_to_stdout)
 	ASSERT_EQ(0, node_to_test_group(PFCNTR_PATH, 0640, &self->node_saved));
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_NOBODY_IN_GROUP, NULL, NULL, false, EV_CYCLES, 20, 50, 0,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 70 samples, one every 65536 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 70 samples, one every 65536 events of cycles (user mode)\n\n"
 		     HEADER
 		     " 71.43          50          50  hot_b\n"
 		     " 28.57          70          20  hot_a\n", self->out);
@@ -336,7 +336,7 @@ TEST_F(prof, uprofile_rate_256)
 {
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-f", "256", false, EV_CYCLES, 7, 7, 0, 256,
 				  _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 14 samples, one every 256 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 14 samples, one every 256 events of cycles (user mode)\n\n"
 		     HEADER
 		     " 50.00           7           7  hot_a\n"
 		     " 50.00          14           7  hot_b\n", self->out);
@@ -347,7 +347,7 @@ TEST_F(prof, uprofile_event_issues)
 {
 	ASSERT_EQ(0, uprofile_hot(self, TOOL_AS_ROOT, "-e", "issues", false, EV_INSTR, 0, 9, 0,
 				  P5, _metadata)) TH_LOG("stderr: %s", self->err);
-	EXPECT_STREQ("uprofile: " HOT ": 9 samples, one every 65536 issues events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: " HOT ": 9 samples, one every 65536 events of issues (user mode)\n\n"
 		     HEADER
 		     "100.00           9           9  hot_b\n", self->out);
 }
@@ -376,7 +376,7 @@ TEST_F(prof, uprofile_exit_status)
 			      (const char *[]){ "/bin/busybox", "sh", "-c", "exit 3", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(3, r.status) TH_LOG("%s", r.err);
-	EXPECT_STREQ("uprofile: /bin/busybox: 0 samples, one every 65536 cycles events (user mode)\n\n"
+	EXPECT_STREQ("uprofile: /bin/busybox: 0 samples, one every 65536 events of cycles (user mode)\n\n"
 		     HEADER "(no samples)\n", r.out);
 	EXPECT_STREQ("", r.err);
 }
@@ -476,7 +476,7 @@ TEST_F(prof, kprofile_kernel_function)
 
 	ASSERT_NE(0ULL, k) TH_LOG("vfs_read not in /proc/kallsyms");
 	ASSERT_EQ(0, kprofile_inject(self, false, k + 0x10, 0, 5)) TH_LOG("%s", self->err);
-	EXPECT_STREQ("kprofile: 5 samples, one every 65536 cycles events (kernel mode)\n\n"
+	EXPECT_STREQ("kprofile: 5 samples, one every 65536 events of cycles (kernel mode)\n\n"
 		     HEADER
 		     "100.00           5           5  vfs_read\n", self->out);
 	EXPECT_STREQ("", self->err);
@@ -490,14 +490,14 @@ TEST_F(prof, kprofile_caller)
 	ASSERT_NE(0ULL, k);
 	ASSERT_NE(0ULL, mc);
 	ASSERT_EQ(0, kprofile_inject(self, true, mc, k + 0x20, 3)) TH_LOG("%s", self->err);
-	EXPECT_STREQ("kprofile: 3 samples, one every 65536 cycles events (kernel mode, callers)\n\n"
+	EXPECT_STREQ("kprofile: 3 samples, one every 65536 events of cycles (kernel mode, callers)\n\n"
 		     HEADER
 		     "100.00           3           3  vfs_read\n", self->out);
 	/* The out-of-line memcpy that kprofile -c adds from kallsyms. */
 	mc = ksym("memcpy_orig");
 	if (mc) {
 		ASSERT_EQ(0, kprofile_inject(self, true, mc, k + 0x30, 2)) TH_LOG("%s", self->err);
-		EXPECT_STREQ("kprofile: 2 samples, one every 65536 cycles events (kernel mode, callers)\n\n"
+		EXPECT_STREQ("kprofile: 2 samples, one every 65536 events of cycles (kernel mode, callers)\n\n"
 			     HEADER
 			     "100.00           2           2  vfs_read\n", self->out);
 	} else {
@@ -506,7 +506,7 @@ TEST_F(prof, kprofile_caller)
 	mc = ksym("memcpy");
 	/* Without -c, memcpy's own. */
 	ASSERT_EQ(0, kprofile_inject(self, false, mc, k + 0x20, 3)) TH_LOG("%s", self->err);
-	EXPECT_STREQ("kprofile: 3 samples, one every 65536 cycles events (kernel mode)\n\n"
+	EXPECT_STREQ("kprofile: 3 samples, one every 65536 events of cycles (kernel mode)\n\n"
 		     HEADER
 		     "100.00           3           3  memcpy\n", self->out);
 }
@@ -518,7 +518,7 @@ TEST_F(prof, kprofile_seconds_without_samples)
 	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "1", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
-	EXPECT_STREQ("kprofile: 0 samples, one every 65536 cycles events (kernel mode)\n\n"
+	EXPECT_STREQ("kprofile: 0 samples, one every 65536 events of cycles (kernel mode)\n\n"
 		     HEADER "(no samples)\n", r.out);
 }
 

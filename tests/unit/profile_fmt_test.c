@@ -168,11 +168,11 @@ TEST(title)
 
 	prof_title(buf, sizeof(buf), "uprofile: /bin/x", 400, prof_event_find("cycles"),
 		   65536, "user mode");
-	EXPECT_STREQ("uprofile: /bin/x: 400 samples, one every 65536 cycles events (user mode)",
+	EXPECT_STREQ("uprofile: /bin/x: 400 samples, one every 65536 events of cycles (user mode)",
 		     buf);
 	prof_title(buf, sizeof(buf), "kprofile", 1, prof_event_find("dcache_misses"),
 		   256, "kernel mode");
-	EXPECT_STREQ("kprofile: 1 sample, one every 256 dcache_misses events (kernel mode)",
+	EXPECT_STREQ("kprofile: 1 sample, one every 256 events of dcache_misses (kernel mode)",
 		     buf);
 }
 

@@ -260,7 +260,7 @@ long prof_aggregate(struct prof_symtab *t, const uint32_t *buckets,
 void prof_title(char *buf, size_t len, const char *what, uint64_t total,
 		const struct prof_event *ev, unsigned long rate, const char *mode)
 {
-	snprintf(buf, len, "%s: %llu sample%s, one every %lu %s events (%s)",
+	snprintf(buf, len, "%s: %llu sample%s, one every %lu events of %s (%s)",
 		 what, (unsigned long long)total, total == 1 ? "" : "s", rate,
 		 ev->name, mode);
 }

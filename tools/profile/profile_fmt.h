@@ -90,7 +90,7 @@ long prof_aggregate_ranges(struct prof_symtab *t, const struct prof_buckets *b,
 			   uint64_t *total);
 
 /*
- * The title line: "WHAT: N samples, one every RATE EVENT events (MODE)".
+ * The title line: "WHAT: N samples, one every RATE events of EVENT (MODE)".
  */
 void prof_title(char *buf, size_t len, const char *what, uint64_t total,
 		const struct prof_event *ev, unsigned long rate, const char *mode);
