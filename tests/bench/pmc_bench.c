@@ -534,6 +534,7 @@ static int perf_refresh_setup(int ovf)
 	attr.pinned = 1;
 	attr.disabled = 1;
 	attr.sample_period = ovf ? 1000 : 1ULL << 40;
+	perf_ovf_expected = ovf;
 	attr.wakeup_events = 1;
 	perf_fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (perf_fd < 0)
@@ -554,12 +555,18 @@ static int perf_refresh_count_setup(void)
 	return perf_refresh_setup(0);
 }
 
+static int perf_ovf_expected;	/* signals per cycle: 1 or 0 */
+
 static int perf_ovf_cycle(void)
 {
+	sig_atomic_t before = perf_sig_count;
 	int err;
 
 	ovf_calls++;
 	err = inject_raw(ovf_cmd);
+	/* The signal was handled on the write's return, or the row fails. */
+	if (!err && perf_sig_count - before != perf_ovf_expected)
+		err = -(errno = EPROTO);
 	if (!err && ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1))
 		err = -errno;
 	return err;
