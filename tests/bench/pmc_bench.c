@@ -511,6 +511,7 @@ static int cpc_ovf_cycle(void)
  * a period that is never reached.
  */
 static volatile sig_atomic_t perf_sig_count;
+static int perf_ovf_expected;	/* signals per cycle: 1 or 0 */
 
 static void on_perf_sig(int sig)
 {
@@ -554,8 +555,6 @@ static int perf_refresh_count_setup(void)
 {
 	return perf_refresh_setup(0);
 }
-
-static int perf_ovf_expected;	/* signals per cycle: 1 or 0 */
 
 static int perf_ovf_cycle(void)
 {
