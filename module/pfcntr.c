@@ -423,23 +423,33 @@ static int pfm_getcnt(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 			      (cmd == PCNT5GETCNT || cmd == PCNT5READCNTRS) ?
 			      PFM_FAM_EV5 : PFM_FAM_EV6;
 	bool full = cmd == PCNT5READCNTRS || cmd == PCNT6READCNTRS;
+	bool each = pf->mode == PCNTOPENEACH;
 	u64 cycles = rdtsc_ordered() - pf->tsc_clear;
-	struct pfm_count *c;
+	/* ONE and ALL return one entry: no allocation per read. */
+	union {
+		struct pfcntrs ev4;
+		struct pfcntrs_ev5 ev5;
+		struct pfcntrs_ev6 ev6;
+	} one_buf = {};
+	struct pfm_count one, *c = &one;
 	unsigned int n, k;
 	size_t size, esize;
-	u64 *buf, *e;
+	u64 *buf = (u64 *)&one_buf, *e;
 	int ret;
 
 	if (pf->cfg.family != PFM_FAM_NONE && pf->cfg.family != fam)
 		return -EINVAL;
 	if (!(pf->items & PFM_COUNTERS))
 		return -EINVAL;
-	c = kvcalloc(pf->nslots, sizeof(*c), GFP_KERNEL);
+	BUILD_BUG_ON(sizeof(struct pfcntrs) != sizeof(struct pfcntrs_ev6));
 	esize = fam == PFM_FAM_EV5 ? sizeof(struct pfcntrs_ev5) : sizeof(struct pfcntrs_ev6);
-	buf = kvcalloc(pf->nslots, esize, GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!c || !buf)
-		goto out;
+	if (each) {
+		c = kvcalloc(pf->nslots, sizeof(*c), GFP_KERNEL);
+		buf = kvcalloc(pf->nslots, esize, GFP_KERNEL);
+		ret = -ENOMEM;
+		if (!c || !buf)
+			goto out;
+	}
 	ret = pfm_counts(pf, c, &n);
 	if (ret)
 		goto out;
@@ -478,8 +488,10 @@ static int pfm_getcnt(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 	size = n * esize;
 	ret = pfm_copy_array(argp, compat, buf, size);
 out:
-	kvfree(buf);
-	kvfree(c);
+	if (each) {
+		kvfree(buf);
+		kvfree(c);
+	}
 	return ret;
 }
 
