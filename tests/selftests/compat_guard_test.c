@@ -403,7 +403,7 @@ static void pf_array(struct __test_metadata *_metadata, const char *what, int fd
 	p = put(zc, &ptr, sizeof(ptr), cut_ptr);
 	err = req(fd, cmd, p);
 	EXPECT_EQ(want, err)
-		TH_LOG("%s: %zu entries of %zu into %zu bytes (%zu cut, pointer %zu cut): %s, not %s",
+		TH_LOG("%s: %zu entries of %zu into %zu bytes (%zu cut, ptr %zu cut): %s, not %s",
 		       what, n, esize, room, cut_arr, cut_ptr, ename(err), ename(want));
 	EXPECT_TRUE(guarded(zc, p, 0)) TH_LOG("%s wrote before its pointer", what);
 	EXPECT_EQ(0, memcmp(p, &ptr, sizeof(ptr) - cut_ptr)) TH_LOG("%s wrote its pointer", what);
@@ -486,177 +486,184 @@ static void image_kept(struct __test_metadata *_metadata, __u64 in, __u64 out, _
 		       (unsigned long long)in, (unsigned long long)out);
 }
 
-static const int pf_modes[] = { PCNTOPENALL, PCNTOPENEACH, PCNTOPENONE };
+/* Each test runs once per open mode: n entries per array request. */
+FIXTURE(pf) {
+	int nr_ids;
+	size_t n;
+};
 
-/* The _IO requests, long requests, EV4 and the counts and IPL arrays. */
-TEST(pfcntr_requests)
+FIXTURE_VARIANT(pf) {
+	int mode;
+};
+
+FIXTURE_VARIANT_ADD(pf, all) { .mode = PCNTOPENALL };
+FIXTURE_VARIANT_ADD(pf, each) { .mode = PCNTOPENEACH };
+FIXTURE_VARIANT_ADD(pf, one) { .mode = PCNTOPENONE };
+
+FIXTURE_SETUP(pf)
+{
+	NEED_SETUP();
+	self->nr_ids = possible_cpus();
+	ASSERT_LT(0, self->nr_ids);
+	self->n = variant->mode == PCNTOPENEACH ? (size_t)self->nr_ids : 1;
+}
+
+FIXTURE_TEARDOWN(pf)
+{
+	pf_unpin();
+}
+
+/* The _IO requests, long requests, EV4, and the count and IPL arrays. */
+TEST_F_TIMEOUT(pf, requests, 300)
 {
 	__u64 iccsr = PFCNTR_ICCSR_IMAGE(0, 0, PF_CYCLES, PF_BRANCHMISS, 0);
 	__u64 bad_iccsr = PFCNTR_ICCSR_IMAGE(0, 0, PF_CYCLES, PF_BRANCHMISS, 3);
-	int nr_ids = possible_cpus(), m, fd;
+	size_t n = self->n;
 	unsigned int rsize;
-	size_t n;
+	int fd;
 
-	NEED_SETUP();
-	ASSERT_LT(0, nr_ids);
-	for (m = 0; m < 3; m++) {
-		n = pf_modes[m] == PCNTOPENEACH ? (size_t)nr_ids : 1;
-		fd = pf_mode_open(pf_modes[m]);
-		ASSERT_LE(0, fd) TH_LOG("mode %#o: %s", pf_modes[m], strerror(errno));
+	fd = pf_mode_open(variant->mode);
+	ASSERT_LE(0, fd) TH_LOG("mode %#o: %s", variant->mode, strerror(errno));
 
-		/* Family still open: every count request answers. */
-		PF_ARRAYS(fd, PCNTGETCNT, n, struct pfcntrs, 0);
-		PF_ARRAYS(fd, PCNT5GETCNT, n, struct pfcntrs_ev5, 0);
-		PF_ARRAYS(fd, PCNT5READCNTRS, n, struct pfcntrs_ev5, 0);
-		PF_ARRAYS(fd, PCNT6GETCNT, n, struct pfcntrs_ev6, 0);
-		PF_ARRAYS(fd, PCNT6READCNTRS, n, struct pfcntrs_ev6, 0);
-		/* No IPL histogram asked for: EINVAL, nothing written. */
-		PF_ARRAYS(fd, PCNTGETIPLHIS, n, struct pfipls, EINVAL);
+	/* Family still open: every count request answers. */
+	PF_ARRAYS(fd, PCNTGETCNT, n, struct pfcntrs, 0);
+	PF_ARRAYS(fd, PCNT5GETCNT, n, struct pfcntrs_ev5, 0);
+	PF_ARRAYS(fd, PCNT5READCNTRS, n, struct pfcntrs_ev5, 0);
+	PF_ARRAYS(fd, PCNT6GETCNT, n, struct pfcntrs_ev6, 0);
+	PF_ARRAYS(fd, PCNT6READCNTRS, n, struct pfcntrs_ev6, 0);
+	/* No IPL histogram asked for: EINVAL, nothing written. */
+	PF_ARRAYS(fd, PCNTGETIPLHIS, n, struct pfipls, EINVAL);
 
-		PF_LONG(fd, PCNTSETITEMS, 0, EINVAL);
-		PF_LONG(fd, PCNTSETITEMS, 0x100, EINVAL);	/* profile-me: refused */
-		PF_LONG(fd, PCNTSETITEMS, PFM_IPL, 0);
-		PF_ARRAYS(fd, PCNTGETIPLHIS, n, struct pfipls, 0);
-		/* No counters asked for: EINVAL, nothing written. */
-		PF_ARRAYS(fd, PCNT6GETCNT, n, struct pfcntrs_ev6, EINVAL);
-		PF_LONG(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_IPL, 0);
+	PF_LONG(fd, PCNTSETITEMS, 0, EINVAL);
+	PF_LONG(fd, PCNTSETITEMS, 0x100, EINVAL);	/* profile-me: refused */
+	PF_LONG(fd, PCNTSETITEMS, PFM_IPL, 0);
+	PF_ARRAYS(fd, PCNTGETIPLHIS, n, struct pfipls, 0);
+	/* No counters asked for: EINVAL, nothing written. */
+	PF_ARRAYS(fd, PCNT6GETCNT, n, struct pfcntrs_ev6, EINVAL);
+	PF_LONG(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_IPL, 0);
 
-		/* EV4: an 8-byte iccsr, read only; then EV5's and EV6's requests are EINVAL. */
-		FITS_RO(fd, PCNTSETMUX, bad_iccsr, EINVAL);
-		FITS_RO(fd, PCNTSETMUX, iccsr, 0);
-		NO_ARG(fd, PCNTRENABLE, 0);
-		PF_ARRAYS(fd, PCNTGETCNT, n, struct pfcntrs, 0);
-		PF_ARRAYS(fd, PCNT5GETCNT, n, struct pfcntrs_ev5, EINVAL);
-		PF_ARRAYS(fd, PCNT6READCNTRS, n, struct pfcntrs_ev6, EINVAL);
-		PF_LONG(fd, PCNT5MUX, PF5_MUX0_ISSUES, EINVAL);
-		PF_LONG(fd, PCNT6MUX, PF6_MUX0_CYCLES, EINVAL);
-		PF_IMAGE(fd, PCNT5ENABLE, PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 0, 0, 0), EINVAL,
-			 NULL);
+	/* EV4: an 8-byte iccsr, read only; then EV5's and EV6's requests are EINVAL. */
+	FITS_RO(fd, PCNTSETMUX, bad_iccsr, EINVAL);
+	FITS_RO(fd, PCNTSETMUX, iccsr, 0);
+	NO_ARG(fd, PCNTRENABLE, 0);
+	PF_ARRAYS(fd, PCNTGETCNT, n, struct pfcntrs, 0);
+	PF_ARRAYS(fd, PCNT5GETCNT, n, struct pfcntrs_ev5, EINVAL);
+	PF_ARRAYS(fd, PCNT6READCNTRS, n, struct pfcntrs_ev6, EINVAL);
+	PF_LONG(fd, PCNT5MUX, PF5_MUX0_ISSUES, EINVAL);
+	PF_LONG(fd, PCNT6MUX, PF6_MUX0_CYCLES, EINVAL);
+	PF_IMAGE(fd, PCNT5ENABLE, PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 0, 0, 0), EINVAL,
+		 NULL);
 
-		/* The requests without argument touch nothing. */
-		NO_ARG(fd, PCNTCLEARCNT, 0);
-		NO_ARG(fd, PCNTRDISABLE, 0);
-		NO_ARG(fd, PCNTLOGSELECT, 0);
-		NO_ARG(fd, PCNTCLEARPCBPME, 0);
-		NO_ARG(fd, PCNTLOGALL, 0);
-		NO_ARG(fd, PCNTCALLER, EINVAL);		/* kernel profiling is not on */
-		NO_ARG(fd, _IO('P', 9), EINVAL);	/* unknown: Tru64's EINVAL */
-		NO_ARG(fd, _IO('Q', 1), ENOTTY);
+	/* The requests without argument touch nothing. */
+	NO_ARG(fd, PCNTCLEARCNT, 0);
+	NO_ARG(fd, PCNTRDISABLE, 0);
+	NO_ARG(fd, PCNTLOGSELECT, 0);
+	NO_ARG(fd, PCNTCLEARPCBPME, 0);
+	NO_ARG(fd, PCNTLOGALL, 0);
+	NO_ARG(fd, PCNTCALLER, EINVAL);		/* kernel profiling is not on */
+	NO_ARG(fd, _IO('P', 9), EINVAL);	/* unknown: Tru64's EINVAL */
+	NO_ARG(fd, _IO('Q', 1), ENOTTY);
 
-		/* PCNTGETRSIZE: 4 bytes written, 0 without a profile. */
-		rsize = 0x5a5a5a5a;
-		FITS(fd, PCNTGETRSIZE, rsize, 0, &rsize);
-		EXPECT_EQ(0U, rsize);
-		close(fd);
-		pf_unpin();
-	}
+	/* PCNTGETRSIZE: 4 bytes written, 0 without a profile. */
+	rsize = 0x5a5a5a5a;
+	FITS(fd, PCNTGETRSIZE, rsize, 0, &rsize);
+	EXPECT_EQ(0U, rsize);
+	close(fd);
 }
 
 /* EV5 and EV6: their long requests and counter images. */
-TEST(pfcntr_images)
+TEST_F_TIMEOUT(pf, images, 300)
 {
-	int nr_ids = possible_cpus(), m, fd;
+	int cpu = variant->mode == PCNTOPENONE ? 0 : 1 % self->nr_ids, fd;
+	size_t n = self->n;
 	__u64 out, img;
-	size_t n;
 
-	NEED_SETUP();
-	for (m = 0; m < 3; m++) {
-		int cpu = pf_modes[m] == PCNTOPENONE ? 0 : 1 % nr_ids;
+	fd = pf_mode_open(variant->mode);
+	ASSERT_LE(0, fd) TH_LOG("mode %#o: %s", variant->mode, strerror(errno));
+	PF_LONG(fd, PCNT5CTXTS, 0x1000, EINVAL);
+	PF_LONG(fd, PCNT5CTXTS, PF5_CTXT_ALL_PROC | PF5_CTXT_EXEC_AND_SUPER, 0);
+	PF_LONG(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
+		PF5_MUX2_C_BRANCH_MISPREDICTS, 0);
+	PF_LONG(fd, PCNT5FREQ, PF5_C0_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384, 0);
+	img = PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 0, 0, 0);
+	PF_IMAGE(fd, PCNT5RESTART, img, 0, NULL);
+	PF_IMAGE(fd, PCNT5DISABLE, img, 0, NULL);
+	PF_IMAGE(fd, PCNT5ENABLE, img, 0, NULL);
+	PF_IMAGE(fd, PCNT5CLEAR, img, 0, NULL);
+	PF_IMAGE(fd, PCNT5SETCNTRS, PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 5, 6, 7), 0, NULL);
+	PF_IMAGE(fd, PCNT5ENABLE, PFCNTR_EV5_IMAGE(7, 200, 0, 0, 0), EINVAL, NULL);
+	/* GETCNTRS: one CPU; the 8 bytes written, the bits outside the counters kept. */
+	img = PFCNTR_EV5_IMAGE(5, cpu, 0, 0, 0) | (0x3ULL << 30) | (0x18ULL << 3);
+	PF_IMAGE(fd, PCNT5GETCNTRS, img, 0, &out);
+	image_kept(_metadata, img, out,
+		   (0xffffULL << 48) | (0xffffULL << 32) | (0x3fffULL << 16));
+	PF_IMAGE(fd, PCNT5GETCNTRS, PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 0, 0, 0),
+		 variant->mode == PCNTOPENONE ? 0 : EINVAL, NULL);
+	PF_ARRAYS(fd, PCNT5GETCNT, n, struct pfcntrs_ev5, 0);
+	PF_ARRAYS(fd, PCNT5READCNTRS, n, struct pfcntrs_ev5, 0);
+	/* EV5 counts now: EV6's requests are EINVAL. */
+	PF_IMAGE(fd, PCNT6GETCNTRS, PFCNTR_EV6_IMAGE(3, cpu, 0, 0), EINVAL, NULL);
+	PF_LONG(fd, PCNT6MUX, PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_RET_COND_BRANCHES,
+		EINVAL);
+	close(fd);
 
-		n = pf_modes[m] == PCNTOPENEACH ? (size_t)nr_ids : 1;
-		fd = pf_mode_open(pf_modes[m]);
-		ASSERT_LE(0, fd) TH_LOG("mode %#o: %s", pf_modes[m], strerror(errno));
-		PF_LONG(fd, PCNT5CTXTS, 0x1000, EINVAL);
-		PF_LONG(fd, PCNT5CTXTS, PF5_CTXT_ALL_PROC | PF5_CTXT_EXEC_AND_SUPER, 0);
-		PF_LONG(fd, PCNT5MUX, PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE |
-			PF5_MUX2_C_BRANCH_MISPREDICTS, 0);
-		PF_LONG(fd, PCNT5FREQ, PF5_C0_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384, 0);
-		img = PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 0, 0, 0);
-		PF_IMAGE(fd, PCNT5RESTART, img, 0, NULL);
-		PF_IMAGE(fd, PCNT5DISABLE, img, 0, NULL);
-		PF_IMAGE(fd, PCNT5ENABLE, img, 0, NULL);
-		PF_IMAGE(fd, PCNT5CLEAR, img, 0, NULL);
-		PF_IMAGE(fd, PCNT5SETCNTRS, PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 5, 6, 7), 0, NULL);
-		PF_IMAGE(fd, PCNT5ENABLE, PFCNTR_EV5_IMAGE(7, 200, 0, 0, 0), EINVAL, NULL);
-		/* GETCNTRS: one CPU; the 8 bytes written, the bits outside the counters kept. */
-		img = PFCNTR_EV5_IMAGE(5, cpu, 0, 0, 0) | (0x3ULL << 30) | (0x18ULL << 3);
-		PF_IMAGE(fd, PCNT5GETCNTRS, img, 0, &out);
-		image_kept(_metadata, img, out,
-			   (0xffffULL << 48) | (0xffffULL << 32) | (0x3fffULL << 16));
-		PF_IMAGE(fd, PCNT5GETCNTRS, PFCNTR_EV5_IMAGE(7, PMCTRS_ALL_CPUS, 0, 0, 0),
-			 pf_modes[m] == PCNTOPENONE ? 0 : EINVAL, NULL);
-		PF_ARRAYS(fd, PCNT5GETCNT, n, struct pfcntrs_ev5, 0);
-		PF_ARRAYS(fd, PCNT5READCNTRS, n, struct pfcntrs_ev5, 0);
-		/* EV5 counts now: EV6's requests are EINVAL. */
-		PF_IMAGE(fd, PCNT6GETCNTRS, PFCNTR_EV6_IMAGE(3, cpu, 0, 0), EINVAL, NULL);
-		PF_LONG(fd, PCNT6MUX, PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_RET_COND_BRANCHES,
-			EINVAL);
-		close(fd);
-
-		fd = pf_mode_open(pf_modes[m]);
-		ASSERT_LE(0, fd);
-		PF_LONG(fd, PCNT6MUX, PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_RET_COND_BRANCHES, 0);
-		img = PFCNTR_EV6_IMAGE(3, PMCTRS_ALL_CPUS, 0, 0);
-		PF_IMAGE(fd, PCNT6RESTART, img, 0, NULL);
-		PF_IMAGE(fd, PCNT6DISABLE, img, 0, NULL);
-		PF_IMAGE(fd, PCNT6ENABLE, img, 0, NULL);
-		PF_IMAGE(fd, PCNT6CLEAR, img, 0, NULL);
-		PF_IMAGE(fd, PCNT6SETCNTRS, PFCNTR_EV6_IMAGE(3, PMCTRS_ALL_CPUS, 9, 10), 0, NULL);
-		PF_IMAGE(fd, PCNT6ENABWRITE, PFCNTR_EV6_IMAGE(3, PMCTRS_ALL_CPUS, 1, 2), 0, NULL);
-		PF_IMAGE(fd, PCNT6DISABLE, PFCNTR_EV6_IMAGE(3, 200, 0, 0), EINVAL, NULL);
-		img = PFCNTR_EV6_IMAGE(2, cpu, 0, 0) | (0xfULL << 2) | (0x3ULL << 26) |
-		      (0x7fULL << 48);
-		PF_IMAGE(fd, PCNT6GETCNTRS, img, 0, &out);
-		image_kept(_metadata, img, out, (0xfffffULL << 28) | (0xfffffULL << 6));
-		PF_ARRAYS(fd, PCNT6GETCNT, n, struct pfcntrs_ev6, 0);
-		PF_ARRAYS(fd, PCNT6READCNTRS, n, struct pfcntrs_ev6, 0);
-		PF_ARRAYS(fd, PCNTGETCNT, n, struct pfcntrs, EINVAL);
-		close(fd);
-		pf_unpin();
-	}
+	fd = pf_mode_open(variant->mode);
+	ASSERT_LE(0, fd);
+	PF_LONG(fd, PCNT6MUX, PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_RET_COND_BRANCHES, 0);
+	img = PFCNTR_EV6_IMAGE(3, PMCTRS_ALL_CPUS, 0, 0);
+	PF_IMAGE(fd, PCNT6RESTART, img, 0, NULL);
+	PF_IMAGE(fd, PCNT6DISABLE, img, 0, NULL);
+	PF_IMAGE(fd, PCNT6ENABLE, img, 0, NULL);
+	PF_IMAGE(fd, PCNT6CLEAR, img, 0, NULL);
+	PF_IMAGE(fd, PCNT6SETCNTRS, PFCNTR_EV6_IMAGE(3, PMCTRS_ALL_CPUS, 9, 10), 0, NULL);
+	PF_IMAGE(fd, PCNT6ENABWRITE, PFCNTR_EV6_IMAGE(3, PMCTRS_ALL_CPUS, 1, 2), 0, NULL);
+	PF_IMAGE(fd, PCNT6DISABLE, PFCNTR_EV6_IMAGE(3, 200, 0, 0), EINVAL, NULL);
+	img = PFCNTR_EV6_IMAGE(2, cpu, 0, 0) | (0xfULL << 2) | (0x3ULL << 26) |
+	      (0x7fULL << 48);
+	PF_IMAGE(fd, PCNT6GETCNTRS, img, 0, &out);
+	image_kept(_metadata, img, out, (0xfffffULL << 28) | (0xfffffULL << 6));
+	PF_ARRAYS(fd, PCNT6GETCNT, n, struct pfcntrs_ev6, 0);
+	PF_ARRAYS(fd, PCNT6READCNTRS, n, struct pfcntrs_ev6, 0);
+	PF_ARRAYS(fd, PCNTGETCNT, n, struct pfcntrs, EINVAL);
+	close(fd);
 }
 
 /* PC profiling: the address ranges (read only) and the profile's size. */
-TEST(pfcntr_profile_ranges)
+TEST_F_TIMEOUT(pf, profile_ranges, 300)
 {
 	struct addr_range ua = { 0x400000, 0x401000 };
 	struct addr_range ka = { 0xffffffff81000000ULL, 0xffffffff81001000ULL };
 	addr_range_t ur = { 0x400000, 0x402000, 8, 0 }, bad = { 0x400000, 0x401000, 4, 1 };
 	addr_range_t kr = { 0xffffffff81000000ULL, 0xffffffff81001000ULL, 4, 0 };
-	int nr_ids = possible_cpus(), m, fd, caller;
+	size_t n = self->n;
 	unsigned int rsize;
+	int fd, caller;
 
-	NEED_SETUP();
-	for (m = 0; m < 3; m++) {
-		size_t n = pf_modes[m] == PCNTOPENEACH ? (size_t)nr_ids : 1;
-
-		fd = pf_mode_open(pf_modes[m]);
-		ASSERT_LE(0, fd) TH_LOG("mode %#o: %s", pf_modes[m], strerror(errno));
-		/* Not open for profiling: EINVAL once the state is seen. */
-		FITS_RO(fd, PCNTSETUADDR, ua, EINVAL);
-		PF_LONG(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_PROFILING, 0);
-		FITS_RO(fd, PCNTSETUADDR, ua, 0);
-		rsize = 0;
-		FITS(fd, PCNTGETRSIZE, rsize, 0, &rsize);
-		EXPECT_EQ(0x1000 / 4 * n, rsize);
-		FITS_RO(fd, PCNTSETURANGE, ur, 0);
-		FITS_RO(fd, PCNTSETURANGE, bad, EINVAL);
-		FITS_RO(fd, PCNTSETKADDR, ka, 0);
-		FITS_RO(fd, PCNTSETKRANGE, kr, 0);
-		/* On: needs the ORC unwinder (EOPNOTSUPP without). */
-		caller = ioctl(fd, PCNTCALLER, NULL) ? errno : 0;
-		EXPECT_TRUE(caller == 0 || caller == EOPNOTSUPP) TH_LOG("%s", ename(caller));
-		NO_ARG(fd, PCNTCALLER, caller);
-		/* A user range as a kernel one: the module's own EFAULT, read in full. */
-		ONE_RO(fd, PCNTSETKADDR, ua, EFAULT);
-		/* A SETUADDR reads 16 bytes, not the 32 of SETURANGE: stride 4 kept. */
-		one(_metadata, "PCNTSETUADDR of an addr_range_t", fd, PCNTSETUADDR, &ur,
-		    sizeof(struct addr_range), 0, 0, NULL, true);
-		FITS(fd, PCNTGETRSIZE, rsize, 0, &rsize);
-		EXPECT_EQ(0x2000 / 16 * 4 * n, rsize);
-		close(fd);
-		pf_unpin();
-	}
+	fd = pf_mode_open(variant->mode);
+	ASSERT_LE(0, fd) TH_LOG("mode %#o: %s", variant->mode, strerror(errno));
+	/* Not open for profiling: EINVAL once the state is seen. */
+	FITS_RO(fd, PCNTSETUADDR, ua, EINVAL);
+	PF_LONG(fd, PCNTSETITEMS, PFM_COUNTERS | PFM_PROFILING, 0);
+	FITS_RO(fd, PCNTSETUADDR, ua, 0);
+	rsize = 0;
+	FITS(fd, PCNTGETRSIZE, rsize, 0, &rsize);
+	EXPECT_EQ(0x1000 / 4 * n, rsize);
+	FITS_RO(fd, PCNTSETURANGE, ur, 0);
+	FITS_RO(fd, PCNTSETURANGE, bad, EINVAL);
+	FITS_RO(fd, PCNTSETKADDR, ka, 0);
+	FITS_RO(fd, PCNTSETKRANGE, kr, 0);
+	/* On: needs the ORC unwinder (EOPNOTSUPP without). */
+	caller = ioctl(fd, PCNTCALLER, NULL) ? errno : 0;
+	EXPECT_TRUE(caller == 0 || caller == EOPNOTSUPP) TH_LOG("%s", ename(caller));
+	NO_ARG(fd, PCNTCALLER, caller);
+	/* A user range as a kernel one: the module's own EFAULT, read in full. */
+	ONE_RO(fd, PCNTSETKADDR, ua, EFAULT);
+	/* A SETUADDR reads 16 bytes, not the 32 of SETURANGE: stride 4 kept. */
+	one(_metadata, "PCNTSETUADDR of an addr_range_t", fd, PCNTSETUADDR, &ur,
+	    sizeof(struct addr_range), 0, 0, NULL, true);
+	FITS(fd, PCNTGETRSIZE, rsize, 0, &rsize);
+	EXPECT_EQ(0x2000 / 16 * 4 * n, rsize);
+	close(fd);
 }
 
 /* ---- /dev/cpc ---------------------------------------------------------------------- */
