@@ -1672,6 +1672,13 @@ static void op_rw(struct tc *t, struct slot *s)
 	if (ret == -1) {
 		int fl = fcntl(fd, F_GETFL);
 
+		/*
+		 * The mode read now is the failed call's descriptor's only if no
+		 * other thread closed it (or opened another file under its
+		 * number) since: judged only then.
+		 */
+		if (__atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != gen)
+			return;
 		count_err(dev, e);
 		/* The VFS's own: EBADF not open for reading, EINVAL a negative offset. */
 		if (e == EBADF && fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && (fl & O_ACCMODE) != O_RDWR)
