@@ -164,21 +164,6 @@ static void no_arg(struct __test_metadata *_metadata, const char *what, int fd,
 
 #define NO_ARG(fd, cmd, want) no_arg(_metadata, #cmd, fd, cmd, want)
 
-static int possible_cpus(void)
-{
-	char buf[64] = "";
-	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC), n = -1;
-	char *p;
-
-	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0) {
-		p = strrchr(buf, '-');
-		n = atoi(p ? p + 1 : buf) + 1;
-	}
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
 #define NEED_SETUP() do {						\
 	if (sizeof(void *) != 4)					\
 		SKIP(return, "a 32-bit program's test");		\
@@ -503,7 +488,7 @@ FIXTURE_VARIANT_ADD(pf, one) { .mode = PCNTOPENONE };
 FIXTURE_SETUP(pf)
 {
 	NEED_SETUP();
-	self->nr_ids = possible_cpus();
+	self->nr_ids = count_possible_cpus();
 	ASSERT_LT(0, self->nr_ids);
 	self->n = variant->mode == PCNTOPENEACH ? (size_t)self->nr_ids : 1;
 }

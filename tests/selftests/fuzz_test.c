@@ -2954,21 +2954,6 @@ static void parse_off(const char *s)
 	off_thread = strstr(s, "thread");
 }
 
-static int possible_cpus(void)
-{
-	char buf[64] = "";
-	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC), n = -1;
-	char *p;
-
-	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0) {
-		p = strrchr(buf, '-');
-		n = atoi(p ? p + 1 : buf) + 1;
-	}
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
 static int shared_setup(void)
 {
 	char path[] = "/tmp/pmc-fuzz-XXXXXX";
@@ -3010,7 +2995,7 @@ int main(int argc, char **argv)
 	g_ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (g_ncpu > MAXCPU)
 		g_ncpu = MAXCPU;
-	g_nr_ids = possible_cpus();
+	g_nr_ids = count_possible_cpus();
 	if (g_nr_ids < g_ncpu)
 		g_nr_ids = g_ncpu;
 	printf("# fuzz: seed 0x%llx (replay: PMC_FUZZ_SEED=0x%llx), %d s, %d-bit, %d CPUs%s%s\n",

@@ -1808,22 +1808,9 @@ TEST_F(libcpc, cpu_binding_of_an_offline_cpu_is_enosys)
 	EXPECT_EQ(0, cpc_close(cpc));
 }
 
-/* The number of possible CPUs (the highest possible CPU + 1). */
-static int possible_cpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
-	int a = 0, b = -1, n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%d-%d", &a, &b);
-	fclose(f);
-	return n == 2 ? b + 1 : n == 1 ? a + 1 : -1;
-}
-
 TEST_F(libcpc, cpu_binding_of_a_cpu_that_does_not_exist_is_einval)
 {
-	const int bad[] = { possible_cpus(), 4096, 1 << 20, -1 };
+	const int bad[] = { count_possible_cpus(), 4096, 1 << 20, -1 };
 	unsigned long long mask;
 	cpc_set_t *set;
 	cpc_t *cpc;

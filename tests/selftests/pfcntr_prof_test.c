@@ -28,22 +28,6 @@
 #define ERRNO_OF(expr) ({ errno = 0; long r_ = (expr); r_ == -1 ? errno : -1000 - (int)r_; })
 #define EXPECT_ERR(e, expr) EXPECT_EQ(e, ERRNO_OF(expr)) TH_LOG("%s", #expr)
 
-/* nr_cpu_ids: the number of EACH blocks (last possible CPU + 1). */
-static int ncpus(void)
-{
-	char buf[64] = "";
-	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY), n = -1;
-	char *p;
-
-	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0) {
-		p = strrchr(buf, '-');
-		n = atoi(p ? p + 1 : buf) + 1;
-	}
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
 static long rsize(int fd)
 {
 	long v = -1;
@@ -267,7 +251,7 @@ TEST_F(prof, default_stride_is_four_instructions_and_setuaddr_keeps_it)
 TEST_F(prof, each_keeps_cpus_apart_and_all_sums_them)
 {
 	static __u32 b[MAXB];
-	int n = ncpus(), fd, c;
+	int n = count_possible_cpus(), fd, c;
 	long nb = 0x100 / 16;
 
 	NEED_FAKEPMU();

@@ -210,6 +210,19 @@ static inline int count_online_cpus(void)
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+/* nr_cpu_ids: the highest possible CPU + 1, or -1. */
+static inline int count_possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	int a = 0, b = -1, n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%d-%d", &a, &b);
+	fclose(f);
+	return n == 2 ? b + 1 : n == 1 ? a + 1 : -1;
+}
+
 /* Insert a module from a path, or remove one by name; 0 or -errno. */
 static inline int kmod_insert(const char *path, const char *params)
 {
