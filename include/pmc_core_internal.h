@@ -58,6 +58,7 @@ bool pmc_slot_failed(const struct pmc_counter *c, const struct pmc_slot *s);
 u64 pmc_event_own_count(struct perf_event *event);
 u64 pmc_slot_count(const struct pmc_slot *s, const struct cpumask *fresh);
 void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu);
+int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *values);
 void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep);
 int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 		      const struct cpumask *fresh);

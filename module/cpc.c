@@ -479,7 +479,9 @@ out_free:
 /*
  * Copy in an extensible structure whose first member is its size: larger
  * ones from newer programs are taken when their tail is zero (E2BIG
- * otherwise), smaller ones than version 1 are refused.
+ * otherwise), smaller ones than version 1 are refused.  Version 1, the
+ * size of every structure this module knows, is one copy; only a larger
+ * one is looked at again (its tail).
  */
 static int cpc_copy_in(void *dst, size_t ksize, size_t min_size,
 		       const void __user *argp)
@@ -487,13 +489,20 @@ static int cpc_copy_in(void *dst, size_t ksize, size_t min_size,
 	u32 usize;
 	int ret;
 
-	if (get_user(usize, (const u32 __user *)argp))
-		return -EFAULT;
+	if (copy_from_user(dst, argp, min_size)) {
+		/* A smaller structure than version 1 at the end of its memory. */
+		if (get_user(usize, (const u32 __user *)argp))
+			return -EFAULT;
+		return usize < min_size ? -EINVAL : -EFAULT;
+	}
+	usize = *(u32 *)dst;
 	if (usize < min_size || usize > PAGE_SIZE)
 		return -EINVAL;
-	ret = copy_struct_from_user(dst, ksize, argp, usize);
-	if (ret)
-		return ret;
+	if (usize != min_size) {
+		ret = copy_struct_from_user(dst, ksize, argp, usize);
+		if (ret)
+			return ret;
+	}
 	*(u32 *)dst = ksize;	/* what the kernel fills in, from here on */
 	return 0;
 }

@@ -402,7 +402,12 @@ static int pfm_get_array(void __user *argp, bool compat, void __user **array)
 	return get_user(*array, (void __user * __user *)argp) ? -EFAULT : 0;
 }
 
-/* Copy n entries out, or nothing: EFAULT when the caller cannot hold them all. */
+/*
+ * Copy n entries out, or nothing: EFAULT when the caller cannot hold them
+ * all.  Within one page a copy is all or nothing by itself (its first
+ * write to the page faults or none does); an array over several pages is
+ * faulted in writable first.
+ */
 static int pfm_copy_array(void __user *argp, bool compat, const void *buf, size_t size)
 {
 	void __user *array;
@@ -411,7 +416,10 @@ static int pfm_copy_array(void __user *argp, bool compat, const void *buf, size_
 	ret = pfm_get_array(argp, compat, &array);
 	if (ret)
 		return ret;
-	if (!access_ok(array, size) || fault_in_safe_writeable(array, size))
+	if (!access_ok(array, size))
+		return -EFAULT;
+	if (offset_in_page(array) + size > PAGE_SIZE &&
+	    fault_in_safe_writeable(array, size))
 		return -EFAULT;
 	return copy_to_user(array, buf, size) ? -EFAULT : 0;
 }

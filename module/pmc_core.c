@@ -648,14 +648,19 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
-	pmc_set_refresh(set, BIT(set->nctrs) - 1, cpu);
-	for (i = 0; i < set->nctrs && !ret; i++) {
-		struct pmc_counter *c = &set->ctr[i];
+	ret = pmc_set_read_here(set, BIT(set->nctrs) - 1, cpu, values);
+	if (ret == -EAGAIN) {
+		ret = 0;
+		pmc_set_refresh(set, BIT(set->nctrs) - 1, cpu);
+		for (i = 0; i < set->nctrs && !ret; i++) {
+			struct pmc_counter *c = &set->ctr[i];
 
-		if (!c->programmed)
-			values[i] = c->base;
-		else
-			ret = pmc_counter_value(c, cpu, &values[i], set->refresh_cpus);
+			if (!c->programmed)
+				values[i] = c->base;
+			else
+				ret = pmc_counter_value(c, cpu, &values[i],
+							set->refresh_cpus);
+		}
 	}
 	if (tsc)
 		*tsc = rdtsc_ordered();
@@ -696,6 +701,7 @@ u64 pmc_set_running_ns(struct pmc_set *set)
 /* Read one counter (see pmc_set_read()). */
 int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 {
+	u64 values[PMC_MAX_COUNTERS];
 	struct pmc_counter *c;
 	int ret = 0;
 
@@ -704,9 +710,10 @@ int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 	c = &set->ctr[idx];
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
-	if (!c->programmed) {
-		*value = c->base;
-	} else {
+	ret = pmc_set_read_here(set, BIT(idx), cpu, values);
+	if (!ret) {
+		*value = values[idx];
+	} else if (ret == -EAGAIN) {
 		pmc_set_refresh(set, BIT(idx), cpu);
 		ret = pmc_counter_value(c, cpu, value, set->refresh_cpus);
 	}

@@ -330,6 +330,73 @@ void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 		on_each_cpu_mask(set->refresh_cpus, pmc_refresh_here, &r, true);
 }
 
+/*
+ * The read of every slot of the chosen counters in one pass, interrupts
+ * off, when none needs another CPU: each event is active on this CPU
+ * (read here through its PMU, as perf_event_read_local() does) or not
+ * active (perf brought its count up to date when it stopped it).  So a
+ * thread's read of its own counters and a read of this CPU's counters
+ * make no call to another CPU and take no lock but set->lock.  -EAGAIN
+ * when an event is active on another CPU or has inherited copies: the
+ * caller reads through pmc_set_refresh() and pmc_counter_value() then.
+ * values[k] for each counter k of ctrs, as pmc_counter_value() would give
+ * it (-EIO and -EINVAL alike); set->lock held.
+ */
+int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *values)
+{
+	bool one = set->bind.scope == PMC_SCOPE_ALL_CPUS && cpu != PMC_READ_SUM;
+	unsigned int first = 0, last = set->nslots, i, k;
+	unsigned long flags;
+	int this, ret = 0;
+
+	if (one && cpu >= 0 && cpu < set->nslots) {
+		first = cpu;
+		last = cpu + 1;
+	}
+	local_irq_save(flags);
+	this = smp_processor_id();
+	for_each_set_bit(k, &ctrs, set->nctrs) {
+		struct pmc_counter *c = &set->ctr[k];
+		u64 sum = c->base;
+
+		if (c->programmed && one && (cpu < 0 || cpu >= set->nslots)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		for (i = first; c->programmed && i < last; i++) {
+			struct pmc_slot *s = &c->slots[i];
+			struct perf_event *event = s->event;
+
+			if (pmc_slot_failed(c, s)) {
+				ret = -EIO;
+				goto out;
+			}
+			sum += s->kept;
+			if (!event)
+				continue;
+			if (event->attr.inherit) {
+				ret = -EAGAIN;
+				goto out;
+			}
+			if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
+				if (READ_ONCE(event->oncpu) != this) {
+					ret = -EAGAIN;
+					goto out;
+				}
+				event->pmu->read(event);
+			}
+			/* Pairs with perf updating the count before the state. */
+			smp_rmb();
+			sum += local64_read(&event->count) +
+			       atomic64_read(&event->child_count);
+		}
+		values[k] = sum;
+	}
+out:
+	local_irq_restore(flags);
+	return ret;
+}
+
 static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
 			  u64 *val, const struct cpumask *fresh)
 {

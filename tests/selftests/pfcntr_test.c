@@ -1681,6 +1681,45 @@ static void check_untouched(struct __test_metadata *_metadata, const void *p, si
 	EXPECT_EQ(n, i) TH_LOG("%s: byte %zu written", what, i);
 }
 
+/*
+ * One entry (PCNTOPENONE) that the caller cannot hold: on a read-only page,
+ * or across a page boundary into a PROT_NONE page.  EFAULT, nothing written;
+ * the same entry one page lower is filled.
+ */
+TEST(err_one_entry_unwritable_nothing_written)
+{
+	size_t sz = sizeof(struct pfcntrs_ev6);
+	void *base;
+	char *p, *a;
+	int fd;
+
+	NEED_FAKEPMU();
+	fd = pf_open_one(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set_items(fd, PFM_COUNTERS));
+	ASSERT_EQ(0, ev6_start(fd, PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_CYCLES));
+	ASSERT_EQ(0, inject(0, EV_INS, 1000));
+
+	ASSERT_NE(NULL, page_end_array(sz, &base));
+	p = base;
+	/* Across the boundary: half on the writable page. */
+	a = p + 4096 - sz / 2;
+	EXPECT_ERR(EFAULT, get6(fd, PCNT6READCNTRS, (struct pfcntrs_ev6 *)a));
+	check_untouched(_metadata, a, sz / 2, "READCNTRS across a boundary");
+	EXPECT_ERR(EFAULT, get6(fd, PCNT6GETCNT, (struct pfcntrs_ev6 *)a));
+	check_untouched(_metadata, a, sz / 2, "GETCNT across a boundary");
+	/* Within a read-only page. */
+	a = p + 4096 - sz;
+	ASSERT_EQ(0, mprotect(p, 4096, PROT_READ));
+	EXPECT_ERR(EFAULT, get6(fd, PCNT6READCNTRS, (struct pfcntrs_ev6 *)a));
+	check_untouched(_metadata, a, sz, "READCNTRS on a read-only page");
+	ASSERT_EQ(0, mprotect(p, 4096, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, get6(fd, PCNT6READCNTRS, (struct pfcntrs_ev6 *)a));
+	EXPECT_EQ(1000, ((struct pfcntrs_ev6 *)a)->pf_cntr0);
+	munmap(p, 8192);
+	close(fd);
+}
+
 TEST(err_each_array_too_small)
 {
 	int n = ncpus(), fd;
