@@ -493,10 +493,12 @@ static int pmc_counters_start(struct pmc_set *set, unsigned long mask)
 	}
 	/* Only slots that count now are no longer failed (a CPU's that is down is). */
 	for_each_set_bit(idx, &mask, set->nctrs) {
+		struct pmc_slot *s = set->ctr[idx].slots;
+
 		set->ctr[idx].running = true;
-		for (i = 0; i < set->nslots; i++)
-			if (set->ctr[idx].slots[i].event)
-				set->ctr[idx].slots[i].failed = false;
+		for (i = 0; i < set->nslots; i++, s++)
+			if (s->event && s->failed)
+				s->failed = false;
 	}
 	return 0;
 }

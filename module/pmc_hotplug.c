@@ -34,20 +34,21 @@ void pmc_cpu_sync(struct pmc_set *set)
 {
 	unsigned int slot, i;
 
-	for (slot = 0; slot < set->nslots; slot++) {
-		if (test_and_clear_bit(slot, set->offlined)) {
-			for (i = 0; i < set->nctrs; i++) {
-				struct pmc_counter *c = &set->ctr[i];
-				struct pmc_slot *s = &c->slots[slot];
+	for_each_set_bit(slot, set->offlined, set->nslots) {
+		clear_bit(slot, set->offlined);
+		for (i = 0; i < set->nctrs; i++) {
+			struct pmc_counter *c = &set->ctr[i];
+			struct pmc_slot *s = &c->slots[slot];
 
-				pmc_slot_release(c, s, !pmc_slot_failed(c, s));
-				s->failed = false;
-			}
+			pmc_slot_release(c, s, !pmc_slot_failed(c, s));
+			s->failed = false;
 		}
-		if (test_bit(slot, set->online))
-			for (i = 0; i < set->nctrs; i++)
-				pmc_slot_revive(&set->ctr[i], slot);
 	}
+	/* A slot of a CPU that is up and has no event: made (again). */
+	for_each_set_bit(slot, set->online, set->nslots)
+		for (i = 0; i < set->nctrs; i++)
+			if (set->ctr[i].programmed && !set->ctr[i].slots[slot].event)
+				pmc_slot_revive(&set->ctr[i], slot);
 }
 
 static void pmc_cpuhp_work(struct work_struct *work)

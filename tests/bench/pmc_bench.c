@@ -197,6 +197,68 @@ static void perf_group2_teardown(void)
 	group_n = 4;
 }
 
+/*
+ * perf's own way of counting the machine: one CPU event per online CPU,
+ * each read with its own read() (a CPU other than the caller's is
+ * interrupted for it), or disabled and enabled with its own ioctls.  What
+ * perfmon's PMIOREAD and PMIOSTOP+PMIOSTART do for one counter.
+ */
+#define CPU_FDS_MAX	8
+static int cpu_fd[CPU_FDS_MAX], cpu_fds;
+
+static void perf_cpus_teardown(void)
+{
+	while (cpu_fds > 0)
+		close(cpu_fd[--cpu_fds]);
+}
+
+static int perf_cpus_setup(void)
+{
+	int cpu;
+
+	cpu_fds = 0;
+	for (cpu = 0; cpu < CPU_FDS_MAX; cpu++) {
+		/* cpu0 may have no online file: it is always up. */
+		if (cpu && cpu_online_state(cpu) != 1)
+			continue;
+		cpu_fd[cpu_fds] = open_counter(PERF_TYPE_RAW, EV_INSTR, -1, cpu, 0, 0);
+		if (cpu_fd[cpu_fds] < 0) {
+			int err = -errno;
+
+			perf_cpus_teardown();
+			return err;
+		}
+		cpu_fds++;
+	}
+	return 0;
+}
+
+static int perf_cpus_read(void)
+{
+	uint64_t v, sum = 0;
+	int i;
+
+	for (i = 0; i < cpu_fds; i++) {
+		if (read(cpu_fd[i], &v, sizeof(v)) != sizeof(v))
+			return -EIO;
+		sum += v;
+	}
+	return sum == ~0ULL ? -EIO : 0;	/* keeps the sum */
+}
+
+static int perf_cpus_disable_enable(void)
+{
+	int i;
+
+	for (i = 0; i < cpu_fds; i++)
+		if (ioctl(cpu_fd[i], PERF_EVENT_IOC_DISABLE, 0))
+			return -errno;
+	for (i = 0; i < cpu_fds; i++)
+		if (ioctl(cpu_fd[i], PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+	return 0;
+}
+
 /* ---- pctr ---- */
 
 static int pctr_fd = -1;
@@ -810,6 +872,11 @@ static struct op ops[] = {
 	{ .name = "perf overflow end to end (F_SETSIG signal, handler, IOC_REFRESH), per overflow",
 	  .n = 100, .setup = perf_refresh_ovf_setup, .call = perf_ovf_cycle,
 	  .teardown = perf_one_teardown, .per = 1, .minus = 19, .cmd = CMD_THOUSAND, .ovfs = 1 },
+	/* rows 21-22: perf counting the machine, perfmon's anchors (rows 6-7) */
+	OP("perf read() of a CPU event on each online CPU, summed (as PMIOREAD)", 200,
+	   perf_cpus_setup, perf_cpus_read, perf_cpus_teardown),
+	OP("perf DISABLE+ENABLE of a CPU event on each online CPU (as PMIOSTOP+PMIOSTART)", 100,
+	   perf_cpus_setup, perf_cpus_disable_enable, perf_cpus_teardown),
 };
 
 #define NOPS	(int)(sizeof(ops) / sizeof(ops[0]))
