@@ -74,7 +74,17 @@ void pmc_set_overflow_init(struct pmc_set *set);
 void pmc_set_overflow_drain(struct pmc_set *set);
 void pmc_counter_halt(struct pmc_counter *c);
 void pmc_set_freeze(struct pmc_set *set);
-void pmc_set_sync_freeze(struct pmc_set *set);
+void pmc_set_sync_freeze_wait(struct pmc_set *set);
+
+/*
+ * A set that froze is brought to its frozen state before anyone looks at
+ * it or changes it; process context, set->lock not held.
+ */
+static inline void pmc_set_sync_freeze(struct pmc_set *set)
+{
+	if (READ_ONCE(set->ovf_pending) || test_bit(0, &set->frozen))
+		pmc_set_sync_freeze_wait(set);
+}
 
 /* ---- pmc_hotplug.c -------------------------------------------------------- */
 

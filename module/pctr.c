@@ -148,21 +148,15 @@ static int pctr_snapshot(unsigned int *fn, u64 *values, u64 *tsc, int *cpu)
 
 static int pctr_read(void __user *argp)
 {
-	u64 values[PCTR_NUM] = { 0 }, tsc = 0;
-	unsigned int fn[PCTR_NUM];
 	struct pctrst st;
-	unsigned int i;
 	int ret, cpu;
 
-	ret = pctr_snapshot(fn, values, &tsc, &cpu);
+	/* The snapshot fills every member, and there is no padding between. */
+	BUILD_BUG_ON(sizeof(st) != sizeof(st.pctr_fn) + sizeof(st.pctr_tsc) +
+		     sizeof(st.pctr_hwc));
+	ret = pctr_snapshot(st.pctr_fn, st.pctr_hwc, &st.pctr_tsc, &cpu);
 	if (ret)
 		return ret;
-	memset(&st, 0, sizeof(st));
-	for (i = 0; i < PCTR_NUM; i++) {
-		st.pctr_fn[i] = fn[i];
-		st.pctr_hwc[i] = values[i];
-	}
-	st.pctr_tsc = tsc;
 	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
 }
 

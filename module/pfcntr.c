@@ -66,7 +66,7 @@ int pfm_values_of(struct pfm_file *pf, unsigned int k, unsigned long mask,
 		  u64 *v)
 {
 	struct pfm_cpu *s = &pf->slots[k];
-	u64 live[PMC_MAX_COUNTERS] = {};
+	u64 live[PFM_NCTRS] = {};	/* a set has PFM_NCTRS counters */
 	unsigned int i;
 	int ret = 0;
 

@@ -355,10 +355,12 @@ int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *val
 	}
 	local_irq_save(flags);
 	this = smp_processor_id();
-	for_each_set_bit(k, &ctrs, set->nctrs) {
+	for (k = 0; k < set->nctrs; k++) {
 		struct pmc_counter *c = &set->ctr[k];
 		u64 sum = c->base;
 
+		if (!(ctrs & BIT(k)))
+			continue;
 		if (c->programmed && one && (cpu < 0 || cpu >= set->nslots)) {
 			ret = -EINVAL;
 			goto out;

@@ -166,14 +166,9 @@ static void pmc_ovf_work(struct work_struct *work)
 	mutex_unlock(&set->lock);
 }
 
-/*
- * A set that froze is brought to its frozen state before anyone looks at
- * it or changes it; process context, set->lock not held.
- */
-void pmc_set_sync_freeze(struct pmc_set *set)
+/* The slow part of pmc_set_sync_freeze(): the set froze, or may. */
+void pmc_set_sync_freeze_wait(struct pmc_set *set)
 {
-	if (!READ_ONCE(set->ovf_pending) && !test_bit(0, &set->frozen))
-		return;
 	irq_work_sync(&set->ovf_irq_work);
 	flush_work(&set->ovf_work);
 }
