@@ -926,6 +926,95 @@ static void run_config(int c, int ncpu)
 	}
 }
 
+/*
+ * Issue 21's goals, each a ratio of two rows in the same boot (den -1: the
+ * row's own cost with one CPU), and the limit for 1, 4 and 8 CPUs (0: no
+ * goal there, the ratio is shown for comparison).  Rows are 0-based here.
+ */
+static const struct goal {
+	const char *name;
+	int num, den;
+	double limit[MAX_CONFIGS];
+} goals[] = {
+	{ "PCIOCRD / perf read() of one event", 3, 0, { 1.0, 1.0, 1.0 } },
+	{ "cpc_set_sample (2 requests) / perf read() of one event", 7, 0, { 1.0, 1.0, 1.0 } },
+	{ "PCNT6READCNTRS PCNTOPENONE / perf read() of one event", 9, 0, { 1.0, 1.0, 1.0 } },
+	{ "PMIOREAD / perf read() of one event", 5, 0, { 1.0, 0, 1.1 } },
+	{ "PCNT6READCNTRS PCNTOPENALL / perf read() of one event", 10, 0, { 0, 0, 1.3 } },
+	{ "PMIOSTOP+PMIOSTART / perf DISABLE+ENABLE", 6, 2, { 1.0, 0, 0 } },
+	{ "PMIOSTOP+PMIOSTART / its own cost with 1 CPU", 6, -1, { 0, 0, 1.5 } },
+	{ "cpc_set_restart / perf DISABLE+ENABLE", 8, 2, { 1.0, 1.0, 1.0 } },
+	{ "libcpc overflow end to end / perf's (F_SETSIG, IOC_REFRESH)", 17, 20, { 1.0, 1.0, 1.0 } },
+	/* beside perf's own way of doing the same: no goal, for comparison */
+	{ "(PCIOCRD / perf read() of a 4-event group)", 3, 1, { 0, 0, 0 } },
+	{ "(cpc_set_sample / perf read() of a 2-event group)", 7, 18, { 0, 0, 0 } },
+	{ "(PMIOREAD / perf read() of a CPU event on each CPU, summed)", 5, 21, { 0, 0, 0 } },
+	{ "(PMIOSTOP+PMIOSTART / perf DISABLE+ENABLE on each CPU)", 6, 22, { 0, 0, 0 } },
+};
+
+#define NGOALS	(int)(sizeof(goals) / sizeof(goals[0]))
+
+static void print_goal_cell(double num, double den, double limit)
+{
+	double r;
+
+	if (num < 0 || den <= 0) {
+		printf(" - |");
+		return;
+	}
+	r = num / den;
+	if (limit <= 0)
+		printf(" %.2f |", r);
+	else
+		printf(" %.2f (≤ %.1f: %s) |", r, limit, r <= limit ? "met" : "not met");
+}
+
+/* The rows the goals name, by what their names say: a moved row is caught. */
+static const struct { int row; const char *has; } goal_rows[] = {
+	{ 0, "perf read() of one event" }, { 1, "4-event group" }, { 2, "perf DISABLE+ENABLE" },
+	{ 3, "PCIOCRD" }, { 5, "PMIOREAD" }, { 6, "PMIOSTOP" }, { 7, "cpc_set_sample" },
+	{ 8, "cpc_set_restart" }, { 9, "PCNTOPENONE" }, { 10, "PCNTOPENALL" },
+	{ 17, "libcpc overflow end to end" }, { 18, "2-event group" },
+	{ 20, "perf overflow end to end" }, { 21, "as PMIOREAD" }, { 22, "as PMIOSTOP" },
+};
+
+static void print_goals(void)
+{
+	int g, c;
+
+	for (g = 0; g < (int)(sizeof(goal_rows) / sizeof(goal_rows[0])); g++) {
+		if (goal_rows[g].row >= NOPS ||
+		    !strstr(ops[goal_rows[g].row].name, goal_rows[g].has)) {
+			printf("# goals: row %d is not \"%s\"\n", goal_rows[g].row,
+			       goal_rows[g].has);
+			return;
+		}
+	}
+
+	printf("\nGoals (issue 21): ratios of the rows above, in the same boot\n\n| goal |");
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf(" %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
+	printf("\n|---|");
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf("---:|");
+	printf("\n");
+	for (g = 0; g < NGOALS; g++) {
+		const struct goal *gl = &goals[g];
+
+		printf("| %s |", gl->name);
+		for (c = 0; c < MAX_CONFIGS; c++)
+			print_goal_cell(ops[gl->num].ipc[c],
+					gl->den < 0 ? ops[gl->num].ipc[0] : ops[gl->den].ipc[c],
+					gl->limit[c]);
+		printf("\n");
+	}
+	/* Memory: a binding of 2 requests against perf's cost of 2 events. */
+	printf("| libcpc binding (2 requests) slab / 2 × perf's per event |");
+	for (c = 0; c < MAX_CONFIGS; c++)
+		print_goal_cell(mems[2].bytes[c], 2 * mems[0].bytes[c], 1.0);
+	printf("\n");
+}
+
 int main(void)
 {
 	int c, cpu, online = count_online_cpus(), failed = 0, tests = 0;
@@ -1037,6 +1126,7 @@ int main(void)
 			printf(mems[i].bytes[c] < 0 ? " failed |" : " %.0f |", mems[i].bytes[c]);
 		printf("\n");
 	}
+	print_goals();
 	printf("\n# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       tests - failed, failed);
 	return failed ? 1 : 0;
