@@ -479,9 +479,10 @@ out_free:
 /*
  * Copy in an extensible structure whose first member is its size: larger
  * ones from newer programs are taken when their tail is zero (E2BIG
- * otherwise), smaller ones than version 1 are refused.  Version 1, the
- * size of every structure this module knows, is one copy; only a larger
- * one is looked at again (its tail).
+ * otherwise), smaller ones than version 1 are refused.  One of the
+ * kernel's own size is one copy; any other is copied again by
+ * copy_struct_from_user(), which checks a larger one's tail and zero-fills
+ * what a smaller one lacks.
  */
 static int cpc_copy_in(void *dst, size_t ksize, size_t min_size,
 		       const void __user *argp)
@@ -493,12 +494,13 @@ static int cpc_copy_in(void *dst, size_t ksize, size_t min_size,
 		/* A smaller structure than version 1 at the end of its memory. */
 		if (get_user(usize, (const u32 __user *)argp))
 			return -EFAULT;
-		return usize < min_size ? -EINVAL : -EFAULT;
+		return usize < min_size || usize > PAGE_SIZE ? -EINVAL : -EFAULT;
 	}
 	usize = *(u32 *)dst;
 	if (usize < min_size || usize > PAGE_SIZE)
 		return -EINVAL;
-	if (usize != min_size) {
+	/* Anything but the kernel's own size: tail checked, or zero-filled. */
+	if (usize != ksize) {
 		ret = copy_struct_from_user(dst, ksize, argp, usize);
 		if (ret)
 			return ret;

@@ -353,11 +353,15 @@ int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *val
 		first = cpu;
 		last = cpu + 1;
 	}
+	/* A sum over several CPUs: some of them are to be read there. */
+	if (set->bind.scope == PMC_SCOPE_ALL_CPUS && !one && num_online_cpus() > 1)
+		return -EAGAIN;
 	local_irq_save(flags);
 	this = smp_processor_id();
 	for (k = 0; k < set->nctrs; k++) {
 		struct pmc_counter *c = &set->ctr[k];
-		u64 sum = c->base;
+		/* One CPU's instance has no share of the counter's base. */
+		u64 sum = one && c->programmed ? 0 : c->base;
 
 		if (!(ctrs & BIT(k)))
 			continue;

@@ -1682,9 +1682,11 @@ static void check_untouched(struct __test_metadata *_metadata, const void *p, si
 }
 
 /*
- * One entry (PCNTOPENONE) that the caller cannot hold: on a read-only page,
- * or across a page boundary into a PROT_NONE page.  EFAULT, nothing written;
- * the same entry one page lower is filled.
+ * One entry (PCNTOPENONE) that the caller cannot hold: across a page
+ * boundary into a PROT_NONE page (faulted in first: EFAULT, nothing
+ * written), or on a read-only page (EFAULT).  Within one page the entry is
+ * copied without faulting it in first: on a page not yet present it is
+ * filled all the same.
  */
 TEST(err_one_entry_unwritable_nothing_written)
 {
@@ -1714,6 +1716,10 @@ TEST(err_one_entry_unwritable_nothing_written)
 	EXPECT_ERR(EFAULT, get6(fd, PCNT6READCNTRS, (struct pfcntrs_ev6 *)a));
 	check_untouched(_metadata, a, sz, "READCNTRS on a read-only page");
 	ASSERT_EQ(0, mprotect(p, 4096, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, get6(fd, PCNT6READCNTRS, (struct pfcntrs_ev6 *)a));
+	EXPECT_EQ(1000, ((struct pfcntrs_ev6 *)a)->pf_cntr0);
+	/* The page dropped: the copy faults it in. */
+	ASSERT_EQ(0, madvise(p, 4096, MADV_DONTNEED));
 	EXPECT_EQ(0, get6(fd, PCNT6READCNTRS, (struct pfcntrs_ev6 *)a));
 	EXPECT_EQ(1000, ((struct pfcntrs_ev6 *)a)->pf_cntr0);
 	munmap(p, 8192);
