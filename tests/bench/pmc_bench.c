@@ -954,6 +954,19 @@ static const struct goal {
 
 #define NGOALS	(int)(sizeof(goals) / sizeof(goals[0]))
 
+/* A table's CPU-count columns after its first, and the line under them. */
+static void print_cpu_columns(void)
+{
+	int c;
+
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf(" %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
+	printf("\n|---|");
+	for (c = 0; c < MAX_CONFIGS; c++)
+		printf("---:|");
+	printf("\n");
+}
+
 static void print_goal_cell(double num, double den, double limit)
 {
 	double r;
@@ -992,12 +1005,7 @@ static void print_goals(void)
 	}
 
 	printf("\nGoals (issue 21): ratios of the rows above, in the same boot\n\n| goal |");
-	for (c = 0; c < MAX_CONFIGS; c++)
-		printf(" %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
-	printf("\n|---|");
-	for (c = 0; c < MAX_CONFIGS; c++)
-		printf("---:|");
-	printf("\n");
+	print_cpu_columns();
 	for (g = 0; g < NGOALS; g++) {
 		const struct goal *gl = &goals[g];
 
@@ -1114,12 +1122,7 @@ int main(void)
 	printf("\nSlab bytes per object (/proc/meminfo Slab before and after %d opens, or"
 	       " before and after %d threads bind; median of %d)\n\n| object |",
 	       MEM_OPENS, MEM_THREADS, MEM_RUNS);
-	for (c = 0; c < MAX_CONFIGS; c++)
-		printf(" %d CPU%s |", cpu_configs[c], cpu_configs[c] > 1 ? "s" : "");
-	printf("\n|---|");
-	for (c = 0; c < MAX_CONFIGS; c++)
-		printf("---:|");
-	printf("\n");
+	print_cpu_columns();
 	for (i = 0; i < NMEMS; i++) {
 		printf("| %s |", mems[i].name);
 		for (c = 0; c < MAX_CONFIGS; c++)
