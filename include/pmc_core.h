@@ -212,7 +212,7 @@ int pmc_set_restart(struct pmc_set *set, const u64 *presets);
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc);
 int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value);
 int pmc_set_read_own(struct pmc_set *set, u64 *values);
-u64 pmc_set_running_ns(struct pmc_set *set);
+int pmc_set_read_timed(struct pmc_set *set, u64 *values, u64 *running_ns);
 bool pmc_counter_failed(struct pmc_set *set, unsigned int idx);
 
 /* Sample period for a preset that overflows after 2^64 - preset events. */

@@ -5,6 +5,28 @@
 #ifndef PMCOMPAT_H
 #define PMCOMPAT_H
 
+#include <linux/uaccess.h>
+
+/*
+ * A small reply copied out in one user-access window, 8 bytes a store.
+ * For a few dozen bytes, copy_to_user()'s setup (and, for a size not known
+ * at build time, the hardened-usercopy walk of the source) costs more than
+ * the copy; the callers copy out structures they filled whole, of a size
+ * they bound themselves.
+ */
+static __always_inline int pmc_copy_out_small(void __user *dst, const void *src,
+					      size_t len)
+{
+	if (!user_access_begin(dst, len))
+		return -EFAULT;
+	unsafe_copy_to_user(dst, src, len, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
 int pctr_init(void);
 void pctr_exit(void);
 int perfmon_init(void);

@@ -484,8 +484,8 @@ out_free:
  * copy_struct_from_user(), which checks a larger one's tail and zero-fills
  * what a smaller one lacks.
  */
-static int cpc_copy_in(void *dst, size_t ksize, size_t min_size,
-		       const void __user *argp)
+static __always_inline int cpc_copy_in(void *dst, size_t ksize, size_t min_size,
+				       const void __user *argp)
 {
 	u32 usize;
 	int ret;
@@ -542,23 +542,22 @@ out:
 /*
  * The sample's tick, in TSC cycles.  As on Solaris, a thread binding's is
  * virtualised: the time the set was on a CPU since it was bound (perf's
- * running time of its events); a CPU binding's is the time since it was
- * bound.  An inherited binding's copies share perf's running time with
- * their parent, so theirs is the time since the bind too.
+ * running time of its events, read with their counts); a CPU binding's is
+ * the time since it was bound.  An inherited binding's copies share perf's
+ * running time with their parent, so theirs is the time since the bind too.
  */
-static u64 cpc_tick(const struct cpc_binding *b, u64 tsc)
+static u64 cpc_tick(const struct cpc_binding *b, u64 tsc, u64 running_ns)
 {
 	if (b->scope == PMC_CPC_BIND_CPU || b->inherit)
 		return tsc - b->bound_tsc;
-	return mul_u64_u32_div(pmc_set_running_ns(b->set), tsc_khz, NSEC_PER_MSEC);
+	return mul_u64_u32_div(running_ns, tsc_khz, NSEC_PER_MSEC);
 }
 
 static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 {
-	u64 vals[PMC_CPC_MAX_REQS];
+	u64 vals[PMC_CPC_MAX_REQS], running = 0, tsc = 0;
 	struct pmc_cpc_sample s;
 	struct cpc_binding *b;
-	u64 tick = 0;
 	int ret;
 
 	ret = cpc_copy_in(&s, sizeof(s), PMC_CPC_SAMPLE_SIZE_VER1, argp);
@@ -573,12 +572,14 @@ static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 	if (b && b->inherit) {
 		/* Its own counts, not those of the threads it created. */
 		ret = pmc_set_read_own(b->set, vals);
-		tick = rdtsc_ordered();
+		tsc = rdtsc_ordered();
+	} else if (b && b->scope != PMC_CPC_BIND_CPU) {
+		ret = pmc_set_read_timed(b->set, vals, &running);
 	} else if (b) {
-		ret = pmc_set_read(b->set, PMC_READ_SUM, vals, &tick);
+		ret = pmc_set_read(b->set, PMC_READ_SUM, vals, &tsc);
 	} else if (!s.id) {
 		ret = cpc_sample_inherited(cf, vals, &b);
-		tick = rdtsc_ordered();
+		tsc = rdtsc_ordered();
 	} else {
 		ret = -EINVAL;
 	}
@@ -589,17 +590,16 @@ static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 		ret = -EINVAL;
 	if (!ret) {
 		s.nvals = b->nreqs;
-		s.tick = cpc_tick(b, tick);
+		s.tick = cpc_tick(b, tsc, running);
 	}
 	mutex_unlock(&cf->lock);
 	if (ret)
 		return ret;
 
 	s.hrtime = ktime_get_ns();
-	if (copy_to_user(u64_to_user_ptr(s.vals), vals, s.nvals * sizeof(vals[0])) ||
-	    copy_to_user(argp, &s, sizeof(s)))
-		return -EFAULT;
-	return 0;
+	ret = pmc_copy_out_small(u64_to_user_ptr(s.vals), vals,
+				 s.nvals * sizeof(vals[0]));
+	return ret ?: pmc_copy_out_small(argp, &s, sizeof(s));
 }
 
 static long cpc_ioctl_preset(struct cpc_file *cf, void __user *argp)

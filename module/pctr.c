@@ -157,7 +157,7 @@ static int pctr_read(void __user *argp)
 	ret = pctr_snapshot(st.pctr_fn, st.pctr_hwc, &st.pctr_tsc, &cpu);
 	if (ret)
 		return ret;
-	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
+	return pmc_copy_out_small(argp, &st, sizeof(st));
 }
 
 /*

@@ -101,10 +101,11 @@ static int pfm_count_slot(struct pfm_file *pf, unsigned int k, struct pfm_count 
 		return ret;
 	for (i = 0; i < PFM_NCTRS; i++) {
 		u64 p = pf->cfg.period[i], hw = v[i] - s->hw_base[i];
+		u64 q = div64_u64(hw, p);
 
-		c->ticks[i] = s->ticks_adj[i] + div64_u64(hw, p);
+		c->ticks[i] = s->ticks_adj[i] + q;
 		c->full[i] = (u64)s->ticks_adj[i] * p + hw;
-		c->raw[i] = hw - div64_u64(hw, p) * p;
+		c->raw[i] = hw - q * p;
 	}
 	return 0;
 }
@@ -117,10 +118,12 @@ static int pfm_counts(struct pfm_file *pf, struct pfm_count *out, unsigned int *
 	int ret;
 
 	*n = pf->mode == PCNTOPENEACH ? pf->nslots : 1;
-	memset(out, 0, sizeof(*out) * *n);
+	if (pf->mode == PCNTOPENONE)	/* its one slot is its entry */
+		return pfm_count_slot(pf, 0, out);
+	if (*n == 1)	/* EACH's array comes zeroed from kvcalloc() */
+		memset(out, 0, sizeof(*out));
 	for (k = 0; k < pf->nslots; k++) {
-		if (!pf->slots[k].set && pf->mode != PCNTOPENONE &&
-		    !cpu_possible(k))
+		if (!pf->slots[k].set && !cpu_possible(k))
 			continue;
 		ret = pfm_count_slot(pf, k, &c);
 		if (ret)
@@ -421,6 +424,9 @@ static int pfm_copy_array(void __user *argp, bool compat, const void *buf, size_
 	if (offset_in_page(array) + size > PAGE_SIZE &&
 	    fault_in_safe_writeable(array, size))
 		return -EFAULT;
+	/* One entry (ONE, ALL) is small; EACH's whole array is not. */
+	if (size <= sizeof(struct pfcntrs_ev5))
+		return pmc_copy_out_small(array, buf, size);
 	return copy_to_user(array, buf, size) ? -EFAULT : 0;
 }
 

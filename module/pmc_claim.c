@@ -27,7 +27,8 @@ void pmc_claim_release(struct pmc_claim *claim)
 static DEFINE_SPINLOCK(pmc_cpu_claim_lock);
 static struct cpumask pmc_cpus_claimed;	/* bound, or being bound */
 static struct cpumask pmc_cpus_bound;	/* bound: pmc_claim_cpu_commit() */
-static u64 pmc_thread_generation;	/* bumped when CPU bindings appear */
+/* Bumped when CPU bindings appear, under the lock; read without it. */
+static atomic64_t pmc_thread_generation = ATOMIC64_INIT(0);
 
 /*
  * Claim a CPU for a binding exclusively: 0, -EINVAL (no such CPU), -ENODEV
@@ -60,7 +61,7 @@ void pmc_claim_cpu_commit(int cpu)
 {
 	spin_lock(&pmc_cpu_claim_lock);
 	if (cpumask_empty(&pmc_cpus_bound))
-		pmc_thread_generation++;
+		atomic64_inc(&pmc_thread_generation);
 	cpumask_set_cpu(cpu, &pmc_cpus_bound);
 	spin_unlock(&pmc_cpu_claim_lock);
 }
@@ -82,7 +83,7 @@ int pmc_thread_bind_begin(u64 *generation)
 	if (!cpumask_empty(&pmc_cpus_claimed))
 		ret = -EAGAIN;
 	else
-		*generation = pmc_thread_generation;
+		*generation = atomic64_read(&pmc_thread_generation);
 	spin_unlock(&pmc_cpu_claim_lock);
 	return ret;
 }
@@ -90,12 +91,7 @@ int pmc_thread_bind_begin(u64 *generation)
 /* False once a CPU binding has been made since the thread binding began. */
 bool pmc_thread_bind_valid(u64 generation)
 {
-	bool valid;
-
-	spin_lock(&pmc_cpu_claim_lock);
-	valid = generation == pmc_thread_generation;
-	spin_unlock(&pmc_cpu_claim_lock);
-	return valid;
+	return generation == (u64)atomic64_read(&pmc_thread_generation);
 }
 
 /* ---- per-user budgets -------------------------------------------------- */

@@ -638,6 +638,41 @@ out:
 	return ret;
 }
 
+/* pmc_set_read_locked() when some count is to be read on another CPU. */
+static noinline int pmc_set_read_refresh(struct pmc_set *set, unsigned long ctrs,
+					 int cpu, u64 *values)
+{
+	unsigned int i;
+	int ret;
+
+	pmc_set_refresh(set, ctrs, cpu);
+	for (i = 0; i < set->nctrs; i++) {
+		struct pmc_counter *c = &set->ctr[i];
+
+		if (!(ctrs & BIT(i)))
+			continue;
+		if (!c->programmed) {
+			values[i] = c->base;
+			continue;
+		}
+		ret = pmc_counter_value(c, cpu, &values[i], set->refresh_cpus);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The values of the counters of ctrs, as pmc_set_read() gives them; set->lock held. */
+static __always_inline int pmc_set_read_locked(struct pmc_set *set, unsigned long ctrs,
+					       int cpu, u64 *values)
+{
+	int ret = pmc_set_read_here(set, ctrs, cpu, values);
+
+	if (likely(ret != -EAGAIN))
+		return ret;
+	return pmc_set_read_refresh(set, ctrs, cpu, values);
+}
+
 /*
  * Read every counter of the set: one CPU's instance (ALL_CPUS sets) or the
  * sum, then the TSC.  Unprogrammed counters read 0.  A counter perf could
@@ -645,25 +680,11 @@ out:
  */
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 {
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
-	ret = pmc_set_read_here(set, BIT(set->nctrs) - 1, cpu, values);
-	if (ret == -EAGAIN) {
-		ret = 0;
-		pmc_set_refresh(set, BIT(set->nctrs) - 1, cpu);
-		for (i = 0; i < set->nctrs && !ret; i++) {
-			struct pmc_counter *c = &set->ctr[i];
-
-			if (!c->programmed)
-				values[i] = c->base;
-			else
-				ret = pmc_counter_value(c, cpu, &values[i],
-							set->refresh_cpus);
-		}
-	}
+	ret = pmc_set_read_locked(set, BIT(set->nctrs) - 1, cpu, values);
 	if (tsc)
 		*tsc = rdtsc_ordered();
 	mutex_unlock(&set->lock);
@@ -671,54 +692,66 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 }
 
 /*
- * How long a thread set has been on a CPU, in nanoseconds: perf's running
- * time of the events of its first programmed counter (summed over a hybrid
- * CPU's PMUs), as perf's read gives it.  Not for inherited
- * sets (perf keeps one running time for a parent and its copies); 0 if
- * nothing is programmed.  The running time of an event made afresh
- * (pmc_slot_renew()) starts again.
+ * pmc_set_read() of a thread set, with how long it has been on a CPU, in
+ * nanoseconds: perf's running time of the events of its first programmed
+ * counter (summed over a hybrid CPU's PMUs), which perf reads with their
+ * counts, in the same call; the other counters are read as pmc_set_read()
+ * reads them.  Not for inherited sets (perf keeps one running time for a
+ * parent and its copies): -EINVAL.  The running time of an event made
+ * afresh (pmc_slot_renew()) starts again.
  */
-u64 pmc_set_running_ns(struct pmc_set *set)
+int pmc_set_read_timed(struct pmc_set *set, u64 *values, u64 *running_ns)
 {
-	u64 sum = 0, enabled, running;
-	unsigned int i, j;
+	u64 enabled, running, sum;
+	struct pmc_counter *c;
+	unsigned int f, i;
+	int ret;
 
 	if (set->bind.scope != PMC_SCOPE_THREAD || set->bind.inherit)
-		return 0;
+		return -EINVAL;
+	*running_ns = 0;
+	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
-	for (i = 0; i < set->nctrs && !set->ctr[i].programmed; i++)
+	for (f = 0; f < set->nctrs && !set->ctr[f].programmed; f++)
 		;
-	for (j = 0; i < set->nctrs && j < set->nslots; j++) {
-		struct perf_event *event = set->ctr[i].slots[j].event;
+	ret = pmc_set_read_locked(set, (BIT(set->nctrs) - 1) & ~BIT(f), PMC_READ_SUM,
+				  values);
+	if (ret || f == set->nctrs)
+		goto out;
+	c = &set->ctr[f];
+	sum = c->base;
+	for (i = 0; i < set->nslots; i++) {
+		struct pmc_slot *s = &c->slots[i];
 
-		if (!event)
+		if (pmc_slot_failed(c, s)) {
+			ret = -EIO;
+			goto out;
+		}
+		sum += s->kept;
+		if (!s->event)
 			continue;
-		perf_event_read_value(event, &enabled, &running);
-		sum += running;
+		sum += perf_event_read_value(s->event, &enabled, &running);
+		*running_ns += running;
 	}
+	values[f] = sum;
+out:
 	mutex_unlock(&set->lock);
-	return sum;
+	return ret;
 }
 
 /* Read one counter (see pmc_set_read()). */
 int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 {
 	u64 values[PMC_MAX_COUNTERS];
-	struct pmc_counter *c;
-	int ret = 0;
+	int ret;
 
 	if (idx >= set->nctrs)
 		return -EINVAL;
-	c = &set->ctr[idx];
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
-	ret = pmc_set_read_here(set, BIT(idx), cpu, values);
-	if (!ret) {
+	ret = pmc_set_read_locked(set, BIT(idx), cpu, values);
+	if (!ret)
 		*value = values[idx];
-	} else if (ret == -EAGAIN) {
-		pmc_set_refresh(set, BIT(idx), cpu);
-		ret = pmc_counter_value(c, cpu, value, set->refresh_cpus);
-	}
 	mutex_unlock(&set->lock);
 	return ret;
 }

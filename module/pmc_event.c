@@ -331,6 +331,34 @@ void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 }
 
 /*
+ * One slot's part of pmc_set_read_here(): its count added to *sum; -EIO if it failed,
+ * -EAGAIN if it must be read elsewhere.  Interrupts off.
+ */
+static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
+					      const struct pmc_slot *s, int this,
+					      u64 *sum)
+{
+	struct perf_event *event = s->event;
+
+	if (pmc_slot_failed(c, s))
+		return -EIO;
+	*sum += s->kept;
+	if (!event)
+		return 0;
+	if (event->attr.inherit)
+		return -EAGAIN;
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
+		if (READ_ONCE(event->oncpu) != this)
+			return -EAGAIN;
+		event->pmu->read(event);
+	}
+	/* Pairs with perf updating the count before the state. */
+	smp_rmb();
+	*sum += local64_read(&event->count) + atomic64_read(&event->child_count);
+	return 0;
+}
+
+/*
  * The read of every slot of the chosen counters in one pass, interrupts
  * off, when none needs another CPU: each event is active on this CPU
  * (read here through its PMU, as perf_event_read_local() does) or not
@@ -349,52 +377,38 @@ int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *val
 	unsigned long flags;
 	int this, ret = 0;
 
+	/* One CPU's instance, which has no share of the counter's base. */
 	if (one && cpu >= 0 && cpu < set->nslots) {
 		first = cpu;
 		last = cpu + 1;
-	}
-	/* A sum over several CPUs: some of them are to be read there. */
-	if (set->bind.scope == PMC_SCOPE_ALL_CPUS && !one && num_online_cpus() > 1)
+	} else if (one) {
+		last = 0;	/* no such CPU: -EINVAL below */
+	} else if (set->bind.scope == PMC_SCOPE_ALL_CPUS && num_online_cpus() > 1) {
+		/* A sum over several CPUs: some of them are to be read there. */
 		return -EAGAIN;
+	}
 	local_irq_save(flags);
 	this = smp_processor_id();
+	/* A plain walk: find_next_bit() costs more than it saves here. */
 	for (k = 0; k < set->nctrs; k++) {
-		struct pmc_counter *c = &set->ctr[k];
-		/* One CPU's instance has no share of the counter's base. */
-		u64 sum = one && c->programmed ? 0 : c->base;
+		const struct pmc_counter *c = &set->ctr[k];
+		u64 sum;
 
 		if (!(ctrs & BIT(k)))
 			continue;
-		if (c->programmed && one && (cpu < 0 || cpu >= set->nslots)) {
-			ret = -EINVAL;
-			goto out;
+		if (!c->programmed) {
+			values[k] = c->base;
+			continue;
 		}
-		for (i = first; c->programmed && i < last; i++) {
-			struct pmc_slot *s = &c->slots[i];
-			struct perf_event *event = s->event;
-
-			if (pmc_slot_failed(c, s)) {
-				ret = -EIO;
+		if (one && first == last) {
+			ret = -EINVAL;
+			break;
+		}
+		sum = one ? 0 : c->base;
+		for (i = first; i < last; i++) {
+			ret = pmc_slot_read_here(c, &c->slots[i], this, &sum);
+			if (ret)
 				goto out;
-			}
-			sum += s->kept;
-			if (!event)
-				continue;
-			if (event->attr.inherit) {
-				ret = -EAGAIN;
-				goto out;
-			}
-			if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
-				if (READ_ONCE(event->oncpu) != this) {
-					ret = -EAGAIN;
-					goto out;
-				}
-				event->pmu->read(event);
-			}
-			/* Pairs with perf updating the count before the state. */
-			smp_rmb();
-			sum += local64_read(&event->count) +
-			       atomic64_read(&event->child_count);
 		}
 		values[k] = sum;
 	}
