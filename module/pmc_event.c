@@ -400,19 +400,20 @@ int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *val
 			values[k] = c->base;
 			continue;
 		}
-		if (one && first == last) {
-			ret = -EINVAL;
-			break;
-		}
 		sum = one ? 0 : c->base;
-		for (i = first; i < last; i++) {
-			ret = pmc_slot_read_here(c, &c->slots[i], this, &sum);
-			if (ret)
-				goto out;
+		if (last == first + 1) {
+			/* One slot (one CPU's, or a thread's): no inner walk. */
+			ret = pmc_slot_read_here(c, &c->slots[first], this, &sum);
+		} else if (one) {
+			ret = -EINVAL;
+		} else {
+			for (i = first; i < last && !ret; i++)
+				ret = pmc_slot_read_here(c, &c->slots[i], this, &sum);
 		}
+		if (ret)
+			break;
 		values[k] = sum;
 	}
-out:
 	local_irq_restore(flags);
 	return ret;
 }
