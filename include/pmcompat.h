@@ -5,6 +5,7 @@
 #ifndef PMCOMPAT_H
 #define PMCOMPAT_H
 
+#include <linux/bug.h>
 #include <linux/uaccess.h>
 
 /*
@@ -14,9 +15,14 @@
  * the copy; the callers copy out structures they filled whole, of a size
  * they bound themselves.
  */
+#define PMC_COPY_OUT_SMALL_MAX	64
+
 static __always_inline int pmc_copy_out_small(void __user *dst, const void *src,
 					      size_t len)
 {
+	/* No hardened-usercopy check here: the bound is the callers' and this. */
+	if (WARN_ON_ONCE(len > PMC_COPY_OUT_SMALL_MAX))
+		return -EFAULT;
 	if (!user_access_begin(dst, len))
 		return -EFAULT;
 	unsafe_copy_to_user(dst, src, len, efault);

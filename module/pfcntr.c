@@ -110,7 +110,10 @@ static int pfm_count_slot(struct pfm_file *pf, unsigned int k, struct pfm_count 
 	return 0;
 }
 
-/* Each slot's counts (EACH), or one entry: the CPU (ONE) or the sum (ALL). */
+/*
+ * Each slot's counts (EACH, into an array its caller zeroed: kvcalloc()),
+ * or one entry: the CPU (ONE) or the sum (ALL).
+ */
 static int pfm_counts(struct pfm_file *pf, struct pfm_count *out, unsigned int *n)
 {
 	struct pfm_count c;

@@ -694,16 +694,16 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 /*
  * pmc_set_read() of a thread set, with how long it has been on a CPU, in
  * nanoseconds: perf's running time of the events of its first programmed
- * counter (summed over a hybrid CPU's PMUs), which perf reads with their
- * counts, in the same call; the other counters are read as pmc_set_read()
- * reads them.  Not for inherited sets (perf keeps one running time for a
- * parent and its copies): -EINVAL.  The running time of an event made
- * afresh (pmc_slot_renew()) starts again.
+ * counter (summed over a hybrid CPU's PMUs), which perf gives only with a
+ * read of its own (perf_event_read_value()).  The counts are read first, all
+ * in one pass, as pmc_set_read() reads them, so that they stay one snapshot;
+ * the running time follows under the same lock.  Not for inherited sets
+ * (perf keeps one running time for a parent and its copies): -EINVAL.  The
+ * running time of an event made afresh (pmc_slot_renew()) starts again.
  */
 int pmc_set_read_timed(struct pmc_set *set, u64 *values, u64 *running_ns)
 {
-	u64 enabled, running, sum;
-	struct pmc_counter *c;
+	u64 enabled, running;
 	unsigned int f, i;
 	int ret;
 
@@ -712,29 +712,17 @@ int pmc_set_read_timed(struct pmc_set *set, u64 *values, u64 *running_ns)
 	*running_ns = 0;
 	pmc_set_sync_freeze(set);
 	mutex_lock(&set->lock);
+	ret = pmc_set_read_locked(set, BIT(set->nctrs) - 1, PMC_READ_SUM, values);
 	for (f = 0; f < set->nctrs && !set->ctr[f].programmed; f++)
 		;
-	ret = pmc_set_read_locked(set, (BIT(set->nctrs) - 1) & ~BIT(f), PMC_READ_SUM,
-				  values);
-	if (ret || f == set->nctrs)
-		goto out;
-	c = &set->ctr[f];
-	sum = c->base;
-	for (i = 0; i < set->nslots; i++) {
-		struct pmc_slot *s = &c->slots[i];
+	for (i = 0; !ret && f < set->nctrs && i < set->nslots; i++) {
+		struct perf_event *event = set->ctr[f].slots[i].event;
 
-		if (pmc_slot_failed(c, s)) {
-			ret = -EIO;
-			goto out;
-		}
-		sum += s->kept;
-		if (!s->event)
+		if (!event)
 			continue;
-		sum += perf_event_read_value(s->event, &enabled, &running);
+		perf_event_read_value(event, &enabled, &running);
 		*running_ns += running;
 	}
-	values[f] = sum;
-out:
 	mutex_unlock(&set->lock);
 	return ret;
 }
