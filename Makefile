@@ -12,6 +12,9 @@
 #   make install-dkms DESTDIR=... the same with the DKMS source tree instead of the built module
 #   make uninstall    DESTDIR=... remove what either put there (no kernel build tree needed)
 #   make lint         checkpatch --strict and sparse on the kernel sources
+#   make arm64-user   cross build of the user space for arm64 (libcpc, cpustat, cputrack,
+#                     uprofile, kprofile, pmcompat-check, the selftests that make sense there)
+#                     into build/arm64/{bin,lib,selftests}, against tests/vm/arm64-fetch's sysroot
 
 VERSION := $(shell cat VERSION)
 BUILD := $(CURDIR)/build
@@ -214,6 +217,31 @@ uninstall:
 		done; \
 	done
 	if [ -z "$(DESTDIR)" ]; then ldconfig || true; fi
+
+# The arm64 user space: the tools and the selftests cross-built with
+# aarch64-linux-gnu-gcc against Debian's arm64 libraries (ARM64_SYSROOT,
+# tests/vm/arm64-fetch sysroot when unset), into build/arm64.  tools/ and
+# tests/selftests/ leave out what only x86 has (pctr, perfmon,
+# libpmcompat-bsd, the -m32 programs).  tests/selftests' list-arm64-tests
+# names the programs the arm64 lane runs.
+ARM64_CROSS ?= aarch64-linux-gnu-
+ARM64 := $(BUILD)/arm64
+# $(call arm64_vars,sysroot): the variables of both sub-makes.
+arm64_vars = CC="$(ARM64_CROSS)gcc --sysroot=$(1)" LD=$(ARM64_CROSS)ld \
+	AR=$(ARM64_CROSS)ar OBJCOPY=$(ARM64_CROSS)objcopy MULTIARCH=aarch64-linux-gnu \
+	LDFLAGS="-Wl,-rpath-link,$(1)/usr/lib/aarch64-linux-gnu -Wl,-rpath-link,$(1)/lib/aarch64-linux-gnu" \
+	PKG_CONFIG_LIBDIR=$(1)/usr/lib/aarch64-linux-gnu/pkgconfig:$(1)/usr/share/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR=$(1)
+
+.PHONY: arm64-user
+arm64-user: $(KSFT)/kselftest_harness.h
+	@command -v $(ARM64_CROSS)gcc >/dev/null || \
+		{ echo "make arm64-user: no $(ARM64_CROSS)gcc (make deps installs it)"; exit 1; }
+	S=$${ARM64_SYSROOT:-$$(tests/vm/arm64-fetch sysroot)} && \
+	export PKG_CONFIG_LIBDIR=$$S/usr/lib/aarch64-linux-gnu/pkgconfig:$$S/usr/share/pkgconfig \
+		PKG_CONFIG_SYSROOT_DIR=$$S && \
+	$(MAKE) -C tools O=$(ARM64) $(call arm64_vars,$$S) && \
+	$(MAKE) -C tests/selftests O=$(ARM64)/selftests KSFT=$(KSFT) $(call arm64_vars,$$S)
 
 lint: $(CHECKPATCH)
 	@tests/lint $(CHECKPATCH)

@@ -55,8 +55,19 @@ MODULE_PARM_DESC(pfcntr_profile_bytes_per_user,
  */
 static const unsigned long pfm_callee_fns[] __initconst = {
 	(unsigned long)memcpy, (unsigned long)memmove, (unsigned long)memset,
-	(unsigned long)_raw_spin_lock, (unsigned long)_raw_spin_lock_irqsave,
-	(unsigned long)_raw_spin_lock_irq, (unsigned long)_raw_spin_lock_bh,
+	/* Where the kernel inlines them (arm64), they are not functions. */
+#ifndef CONFIG_INLINE_SPIN_LOCK
+	(unsigned long)_raw_spin_lock,
+#endif
+#ifndef CONFIG_INLINE_SPIN_LOCK_IRQSAVE
+	(unsigned long)_raw_spin_lock_irqsave,
+#endif
+#ifndef CONFIG_INLINE_SPIN_LOCK_IRQ
+	(unsigned long)_raw_spin_lock_irq,
+#endif
+#ifndef CONFIG_INLINE_SPIN_LOCK_BH
+	(unsigned long)_raw_spin_lock_bh,
+#endif
 #ifdef CONFIG_PREEMPT_RT
 	(unsigned long)rt_spin_lock,
 #endif

@@ -3159,10 +3159,18 @@ TEST_F(libcpc, buffer_arithmetic)
 
 static unsigned long long tsc_now(void)
 {
+#if defined(__aarch64__)
+	unsigned long long v;
+
+	/* arm64: the generic timer's virtual count */
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
 	unsigned int lo, hi;
 
 	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi));
 	return ((unsigned long long)hi << 32) | lo;
+#endif
 }
 
 /*

@@ -9,7 +9,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#define PMC_TEST_X86 1
 #include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -44,6 +47,7 @@ static inline int pin_to_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+#ifdef PMC_TEST_X86
 /*
  * The general-purpose counters perf's x86 driver finds on the CPU this
  * thread runs on, read from CPUID here in user space (the test's own
@@ -118,6 +122,7 @@ static inline unsigned int expected_npic(void)
 		return 4;
 	return min < 8 ? min : 8;
 }
+#endif /* PMC_TEST_X86 */
 
 /* Write one raw command to the inject file; 0 or -errno. */
 static inline int inject_raw(const char *cmd)
@@ -324,6 +329,7 @@ static inline int paranoid_set(int *saved, int level)
 #define IA32_NR_GETPID	20
 #define IA32_NR_IOCTL	54
 
+#if defined(__x86_64__)
 static inline long ia32_syscall3(long nr, long a, long b, long c)
 {
 	long ret;
@@ -334,6 +340,7 @@ static inline long ia32_syscall3(long nr, long a, long b, long c)
 		     : "memory", "cc", "r8", "r9", "r10", "r11");
 	return ret;
 }
+#endif
 
 /* A module's reference count (/sys/module/NAME/refcnt), or -1. */
 static inline int module_refcnt(const char *name)

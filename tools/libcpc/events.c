@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
- * libcpc event naming: which names exist on this processor, and what perf
- * event (type, config) a request for one of them becomes.
+ * libcpc event naming on x86: which names exist on this processor, and
+ * what perf event (type, config) a request for one of them becomes.  Built
+ * for x86 only (tools/Makefile); arm64 has events_arm64.c, and both share
+ * events_common.c (the software events, the messages, the attribute list).
  *
  * Four kinds of names are resolved here:
  *  - the generic PAPI_* events, mapped to perf's generic hardware and
@@ -143,18 +145,6 @@ static const struct pfm_generic_event pfm_generic_events[] = {
 	PFM_GENERIC("PAPI_l2_dca", "L2_RQSTS:ALL_DEMAND_DATA_RD"),
 };
 
-/* Linux software events: listed with the platform events. */
-static const struct generic_event sw_events[] = {
-	{ "sw_cpu_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "sw_task_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "sw_page_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "sw_context_switches", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "sw_cpu_migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "sw_minor_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "sw_major_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-};
-
 /*
  * Intel fixed-counter names: perf's generic events, which perf places on
  * the fixed counters.
@@ -275,27 +265,6 @@ static const struct raw_event amd_events[] = {
 	{ "FR_num_brkpts_dr3", 0xdf, 0x00, -1 },
 };
 
-static const char *const errstr[] = {
-	[CPC_INVALID_EVENT] = "Unknown event\n",
-	[CPC_INVALID_PICNUM] = "Invalid counter number\n",
-	[CPC_INVALID_ATTRIBUTE] = "Unknown attribute\n",
-	[CPC_ATTRIBUTE_OUT_OF_RANGE] = "Attribute out of range\n",
-	[CPC_RESOURCE_UNAVAIL] = "Hardware resource unavailable\n",
-	[CPC_PIC_NOT_CAPABLE] = "Counter cannot count requested event\n",
-	[CPC_REQ_INVALID_FLAGS] = "Invalid flags in a request\n",
-	[CPC_CONFLICTING_REQS] = "Requests conflict with each other\n",
-	[CPC_ATTR_REQUIRES_PRIVILEGE] = "Attribute requires the cpc_cpu privilege\n",
-	[CPC_PBIND_FAILED] = "Couldn't bind LWP to requested processor\n",
-	[CPC_HV_NO_ACCESS] = "Hypervisor event access denied\n",
-};
-
-const char *cpcev_errstr(int subcode)
-{
-	if (subcode <= 0 || subcode >= (int)ARRAY_LEN(errstr))
-		return NULL;
-	return errstr[subcode];
-}
-
 /* ---- the processor ------------------------------------------------------- */
 
 void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
@@ -397,25 +366,6 @@ const char *cpcev_attr_list(const struct cpcev_cpu *cpu)
 	default:
 		return "picnum";
 	}
-}
-
-int cpcev_attr_known(const struct cpcev_cpu *cpu, const char *attr)
-{
-	const char *p = cpcev_attr_list(cpu);
-	size_t n = strlen(attr);
-
-	if (!n)
-		return 0;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len == n && !strncmp(p, attr, n))
-			return 1;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
 }
 
 static int intel_listed(const struct cpcev_cpu *cpu, const struct raw_event *e)
@@ -772,8 +722,7 @@ void cpcev_walk(const struct cpcev_cpu *cpu, int classes,
 	if (cpu->vendor == CPCEV_INTEL)
 		for (i = 0; i < ARRAY_LEN(intel_fixed_events); i++)
 			fn(arg, intel_fixed_events[i].name);
-	for (i = 0; i < ARRAY_LEN(sw_events); i++)
-		fn(arg, sw_events[i].name);
+	cpcev_sw_walk(fn, arg);
 }
 
 static const struct generic_event *find_generic(const struct generic_event *t,
@@ -801,8 +750,8 @@ static int find_named(const struct cpcev_cpu *cpu, const char *name,
 		if (!strcmp(pfm_generic_events[i].name, name))
 			return pfm_generic_on(cpu, &pfm_generic_events[i], out);
 	e = find_generic(generic_events, ARRAY_LEN(generic_events), name);
-	if (!e)
-		e = find_generic(sw_events, ARRAY_LEN(sw_events), name);
+	if (!e && cpcev_sw_find(name, out))
+		return 1;
 	if (!e && cpu->vendor == CPCEV_INTEL)
 		e = find_generic(intel_fixed_events,
 				 ARRAY_LEN(intel_fixed_events), name);
@@ -846,18 +795,6 @@ static int find_platform(const struct cpcev_cpu *cpu, const char *name,
 	return 0;
 }
 
-/* A raw numeric code: 1 and *code if the whole string parses. */
-static int parse_code(const char *s, long *code)
-{
-	char *end;
-
-	if (!*s)
-		return 0;
-	errno = 0;
-	*code = strtol(s, &end, 0);
-	return !errno && *end == '\0';
-}
-
 int cpcev_known(const struct cpcev_cpu *cpu, const char *event)
 {
 	uint64_t umask, valid, config;
@@ -868,7 +805,7 @@ int cpcev_known(const struct cpcev_cpu *cpu, const char *event)
 	if (find_named(cpu, event, NULL) ||
 	    find_platform(cpu, event, &code, &umask, &valid, &config))
 		return 1;
-	ok = parse_code(event, &code);
+	ok = cpcev_parse_code(event, &code);
 	errno = saved;
 	return ok;
 }
@@ -900,7 +837,7 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 		if (amd && code >= 0)
 			config |= EVSEL_AMD_EVENT_HI(code);
 	} else {
-		int ok = parse_code(event, &code);
+		int ok = cpcev_parse_code(event, &code);
 
 		errno = saved;
 		max_code = amd ? 0xfff : 0xff;

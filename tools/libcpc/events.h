@@ -14,9 +14,10 @@ enum cpcev_vendor {
 	CPCEV_INTEL,
 	CPCEV_AMD,
 	CPCEV_HYGON,
+	CPCEV_ARM,		/* arm64: events_arm64.c */
 };
 
-/* What the tables depend on, from CPUID. */
+/* What the tables depend on: from CPUID on x86, from MIDR_EL1 on arm64. */
 struct cpcev_cpu {
 	int vendor;			/* enum cpcev_vendor */
 	char vendor_id[13];		/* CPUID 0 vendor string */
@@ -29,6 +30,9 @@ struct cpcev_cpu {
 	int pfm_pmu;			/* libpfm4's pfm_pmu_t, 0: none */
 	char pfm_name[32];		/* its name, e.g. "skl" */
 	int pfm_lazy;			/* pfm_pmu not looked up yet: cpcev_cpu_pfm_lazy() */
+	/* arm64: MIDR_EL1's fields (vendor CPCEV_ARM) */
+	unsigned int midr_impl, midr_variant, midr_part, midr_rev;
+	char pfm_desc[64];		/* libpfm4's description of pfm_pmu */
 };
 
 /* The event classes of cpcev_walk(). */
@@ -91,5 +95,19 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 
 /* The error handler message of a CPC_* subcode ("\n"-terminated), or NULL. */
 const char *cpcev_errstr(int subcode);
+
+/* events_common.c: the Linux software events (sw_*), and raw codes. */
+void cpcev_sw_walk(void (*fn)(void *arg, const char *name), void *arg);
+int cpcev_sw_find(const char *name, struct cpcev_perf *out);
+int cpcev_parse_code(const char *s, long *code);
+
+/*
+ * arm64 (events_arm64.c, which implements the functions above for arm64,
+ * cpcev_cpu_init() excepted): describe the processor of MIDR_EL1 value midr.
+ * cpcev_arm_midr() reads this machine's (sysfs, else /proc/cpuinfo): 0 if
+ * neither says.
+ */
+void cpcev_arm_cpu_init(struct cpcev_cpu *cpu, uint32_t midr);
+uint32_t cpcev_arm_midr(void);
 
 #endif /* LIBCPC_EVENTS_H */

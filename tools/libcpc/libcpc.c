@@ -32,7 +32,9 @@
 #include <linux/perf_event.h>
 
 #include "libcpc_impl.h"
+#if defined(__x86_64__) || defined(__i386__)
 #include "../common/pmc_x86cpu.h"
+#endif
 
 #define SET_MAGIC	0x43504353U	/* "CPCS" */
 #define BUF_MAGIC	0x43504342U	/* "CPCB" */
@@ -273,6 +275,7 @@ CPC_EXPORT hrtime_t gethrtime(void)
 /* The processor this runs on, with libpfm4's table for it (v1 too). */
 void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 {
+#if defined(__x86_64__) || defined(__i386__)
 	struct pmc_cpuid_regs r1, ra;
 	char vendor[13];
 
@@ -280,6 +283,12 @@ void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 	pmc_cpuid(1, &r1);
 	pmc_cpuid(0xa, &ra);
 	cpcev_cpu_init(cpu, vendor, r1.eax, ra.eax, ra.ebx);
+#elif defined(__aarch64__)
+	/* MIDR_EL1, as the kernel exports it (events_arm64.c) */
+	cpcev_arm_cpu_init(cpu, cpcev_arm_midr());
+#else
+#error "libcpc knows x86 and arm64 processors only"
+#endif
 	cpcev_cpu_pfm_lazy(cpu);
 }
 

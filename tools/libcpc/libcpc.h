@@ -234,6 +234,7 @@ extern "C" {
 #define CPC_PENTIUM_PRO		2002
 #define CPC_PENTIUM_PRO_MMX	2003	/* every Intel family 6 processor */
 #define CPC_PMCOMPAT_X86	2100	/* pmcompat: any other x86 processor */
+#define CPC_PMCOMPAT_ARM64	2200	/* pmcompat: any arm64 processor (ARMv8 PMUv3) */
 #define CPC_SPARC64_III		3000
 #define CPC_SPARC64_V		3002
 

@@ -144,6 +144,8 @@ static int v1_cpuver_of(const struct cpcev_cpu *cpu)
 	case CPCEV_AMD:
 	case CPCEV_HYGON:
 		return CPC_PMCOMPAT_X86;
+	case CPCEV_ARM:
+		return CPC_PMCOMPAT_ARM64;
 	default:
 		return -1;
 	}
@@ -211,6 +213,8 @@ CPC_EXPORT const char *cpc_getusage(int cpuver)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (cpuver == CPC_PMCOMPAT_ARM64)
+		return "pic0=<event0>,pic1=<event1> [,sys[0|1]] [,nouser[0|1]] ";
 	/* Solaris' Pentium Pro text */
 	return "pic0=<event0>,pic1=<event1> [,sys[0|1]] [,nouser[0|1]] "
 	       "[,noedge[0|1]] [,pc[0|1]] [,int[0|1]] [,inv[0|1]] "
@@ -238,6 +242,9 @@ static uint32_t v1_image(const struct cpcev_cpu *cpu, const char *event,
 	if (subcode)
 		*subcode = sc;
 	if (sc || perf.type != PERF_TYPE_RAW || perf.config > 0xffffffffULL)
+		return 0;
+	/* arm64: the event number in the event field, nothing else */
+	if (cpu->vendor == CPCEV_ARM && perf.config > PES_EVENT)
 		return 0;
 	return (uint32_t)perf.config | PES_EN;
 }

@@ -7,7 +7,8 @@
  * pmcompat-check(1).
  *
  * The workload is a loop of exactly 2 * N instructions and N conditional
- * branches (dec; jnz).  With --inject (or PMCOMPAT_CHECK_INJECT=1) it is an
+ * branches (dec; jnz on x86, subs; b.ne on arm64).  /dev/pctr and
+ * /dev/perfmon are x86 devices: on arm64 their rows are absent.  With --inject (or PMCOMPAT_CHECK_INJECT=1) it is an
  * injection of N events into the test PMU instead (tests/fakepmu, through
  * /sys/kernel/debug/fakepmu/inject): both sides must then agree exactly.
  */
@@ -24,13 +25,17 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <cpuid.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#define PMC_CHECK_X86 1
+#include <cpuid.h>
 #include <machine/pctr.h>
 #include <machine/perfmon.h>
+#endif
 #include <sys/pfcntr.h>
 #include <libcpc.h>
 
@@ -38,13 +43,27 @@
 
 enum ev { EV_INS, EV_CYC, EV_BR, EV_N };
 static const char *const ev_name[EV_N] = { "instructions", "cycles", "branches" };
+static const char *const ev_papi[EV_N] = { "PAPI_tot_ins", "PAPI_tot_cyc", "PAPI_br_ins" };
+#ifdef PMC_CHECK_X86
 static const uint64_t ev_hw[EV_N] = {
 	PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES,
 	PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
 };
-static const char *const ev_papi[EV_N] = { "PAPI_tot_ins", "PAPI_tot_cyc", "PAPI_br_ins" };
 /* Event-select codes (PerfEvtSel / PERF_CTL) of each vendor. */
 static unsigned int ev_code[EV_N];
+#else
+/*
+ * arm64: perf's ARMv8 PMU has no generic branch event; branches are the
+ * common event BR_RETIRED (0x21), a raw event, where the PMU implements it
+ * (its sysfs events list, from PMCEID), else their rows are skipped: a raw
+ * event the PMU lacks would count 0 on both sides.
+ */
+#define ARM_BR_RETIRED	0x21
+static const uint64_t ev_hw[EV_N] = {
+	PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES, ARM_BR_RETIRED,
+};
+static int arm_have_br_retired;
+#endif
 
 static int inject_mode;
 static unsigned long long iters = 10000000;	/* N */
@@ -57,9 +76,16 @@ static int fails, passes, skips;
 /* Exactly 2 * n instructions, n conditional branches (n >= 1). */
 static void __attribute__((noinline)) loop(unsigned long long n)
 {
+#ifdef PMC_CHECK_X86
 	__asm__ volatile("1:\n\tdec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+#elif defined(__aarch64__)
+	__asm__ volatile("1:\n\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#else
+#error "pmcompat-check: no workload loop for this architecture"
+#endif
 }
 
+#ifdef PMC_CHECK_X86
 static int inject_raw(const char *cmd)
 {
 	int fd = open(INJECT_PATH, O_WRONLY | O_CLOEXEC);
@@ -87,6 +113,14 @@ static int inject(enum ev e, unsigned long long n)
 		 cpu, ev_code[e], n);
 	return inject_raw(cmd);
 }
+#else
+static int inject(enum ev e, unsigned long long n)
+{
+	(void)e;
+	(void)n;
+	return -ENODEV;		/* the test PMU is x86's: no --inject */
+}
+#endif
 
 /* The workload: what is expected of event e, or 0 where nothing is (cycles). */
 static unsigned long long expected(enum ev e)
@@ -181,6 +215,15 @@ static int perf_open(enum ev e, pid_t pid, int on_cpu, int user_only,
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_HARDWARE;
 	a.config = ev_hw[e];
+#ifndef PMC_CHECK_X86
+	if (e == EV_BR) {
+		if (!arm_have_br_retired) {
+			errno = ENOENT;
+			return -1;
+		}
+		a.type = PERF_TYPE_RAW;
+	}
+#endif
 	if (pmu_of(on_cpu >= 0 ? on_cpu : cpu, &type))
 		a.config |= type << 32;		/* PERF_PMU_TYPE_SHIFT */
 	a.exclude_kernel = user_only;
@@ -296,6 +339,12 @@ static const char *why_perf(int err)
 {
 	static char buf[160];
 
+#ifndef PMC_CHECK_X86
+	/* the ARMv8 PMU refuses an event PMCEID says it lacks */
+	if (err == ENOENT || err == EOPNOTSUPP)
+		return "the PMU does not implement this event (PMCEID; QEMU counts "
+		       "instructions only under -icount, and no branches)";
+#endif
 	if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
 		return "no hardware PMU (perf has no such event here: a VM without a virtual PMU?)";
 	if (err == EACCES || err == EPERM)
@@ -304,6 +353,7 @@ static const char *why_perf(int err)
 	return buf;
 }
 
+#ifdef PMC_CHECK_X86
 /* ---- /dev/pctr: CPU-wide counters, read on this CPU ----------------------- */
 
 static void check_pctr(void)
@@ -408,6 +458,8 @@ next:
 	}
 	close(fd);
 }
+
+#endif /* PMC_CHECK_X86: pctr, perfmon */
 
 /* ---- /dev/cpc through libcpc: this thread, and an overflow --------------- */
 
@@ -645,6 +697,59 @@ static void check_pfcntr(void)
 
 /* ---- main ----------------------------------------------------------------- */
 
+#ifdef PMC_CHECK_X86
+#define LOOP_NAME	"iterations of dec/jnz"
+
+/* The vendor, and its event-select codes (the architectural events). */
+static void describe_cpu(char *vendor, size_t len)
+{
+	unsigned int a, b, c, d;
+
+	(void)len;
+	__cpuid(0, a, b, c, d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine")) {
+		ev_code[EV_INS] = 0x00c0;
+		ev_code[EV_CYC] = 0x0076;
+		ev_code[EV_BR] = 0x00c2;
+	} else {
+		ev_code[EV_INS] = 0x00c0;
+		ev_code[EV_CYC] = 0x003c;
+		ev_code[EV_BR] = 0x00c4;
+	}
+}
+#else
+#define LOOP_NAME	"iterations of subs/b.ne"
+
+/*
+ * arm64: the PMU perf drives (armv8_pmuv3, or a model's name such as
+ * armv8_cortex_a57) and whether it implements BR_RETIRED.
+ */
+static void describe_cpu(char *vendor, size_t len)
+{
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *de;
+
+	snprintf(vendor, len, "arm64");
+	while (d && (de = readdir(d))) {
+		char path[512];
+
+		if (strncmp(de->d_name, "armv8", 5))
+			continue;
+		snprintf(vendor, len, "arm64 %.40s", de->d_name);
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/events/br_retired",
+			 de->d_name);
+		arm_have_br_retired = !access(path, F_OK);
+		break;
+	}
+	if (d)
+		closedir(d);
+}
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmcompat-check [-i] [-c cpu] [-n iterations] [-p period]\n");
@@ -660,8 +765,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int a, b, c, d;
-	char vendor[13];
+	char vendor[64];
 	const char *env = getenv("PMCOMPAT_CHECK_INJECT");
 	cpu_set_t set;
 	int opt;
@@ -694,21 +798,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	/* The vendor's event-select codes (the architectural events). */
-	__cpuid(0, a, b, c, d);
-	memcpy(vendor, &b, 4);
-	memcpy(vendor + 4, &d, 4);
-	memcpy(vendor + 8, &c, 4);
-	vendor[12] = 0;
-	if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine")) {
-		ev_code[EV_INS] = 0x00c0;
-		ev_code[EV_CYC] = 0x0076;
-		ev_code[EV_BR] = 0x00c2;
-	} else {
-		ev_code[EV_INS] = 0x00c0;
-		ev_code[EV_CYC] = 0x003c;
-		ev_code[EV_BR] = 0x00c4;
-	}
+	describe_cpu(vendor, sizeof(vendor));
 	/* One CPU for the whole check: the CPU-wide counters are read there. */
 	if (cpu < 0) {
 		cpu = sched_getcpu();
@@ -733,10 +823,12 @@ int main(int argc, char **argv)
 	}
 	printf("pmcompat-check: %s%s%s, CPU %d, %s workload: %llu %s; overflow period %llu\n",
 	       vendor, hybrid_pmu ? " hybrid, " : "", hybrid_pmu ? hybrid_pmu : "", cpu, inject_mode ? "injected (test PMU)" : "loop",
-	       iters, inject_mode ? "events per row" : "iterations of dec/jnz", period);
+	       iters, inject_mode ? "events per row" : LOOP_NAME, period);
 	row_head();
+#ifdef PMC_CHECK_X86
 	check_pctr();
 	check_perfmon();
+#endif
 	check_cpc();
 	check_pfcntr();
 	printf("summary: %d PASS, %d FAIL, %d SKIP\n", passes, fails, skips);

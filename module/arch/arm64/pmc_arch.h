@@ -79,4 +79,12 @@ static inline unsigned int pmc_arch_counters(void)
 	return pmc_cpu_pmu_counters();
 }
 
+/*
+ * arm64 may make stores visible to other CPUs out of program order: an
+ * inactive event's count is read here without perf's lock only where the
+ * reader is ordered after perf's store (core/pmc_event.c:
+ * pmc_event_settled()).
+ */
+#define PMC_ARCH_STORES_IN_ORDER	0
+
 #endif /* PMC_ARCH_H */

@@ -72,4 +72,11 @@ static inline void pmc_desc_from_evtsel(struct pmc_event_desc *desc, u32 sel)
 	desc->exclude_kernel = !(sel & PMC_EVTSEL_OS);
 }
 
+/*
+ * x86 makes stores visible to other CPUs in program order (TSO): perf's
+ * store of a stopped event's count before its state is seen in that order
+ * (core/pmc_event.c: pmc_event_settled()).
+ */
+#define PMC_ARCH_STORES_IN_ORDER	1
+
 #endif /* PMC_ARCH_H */
