@@ -31,7 +31,12 @@ KVER = $(shell tests/vm/kernel-release $(KDIR))
 KMOD = $(BUILD)/kmod/$(KVER)
 
 # Kernel sources of the module (copied so each kernel gets its own objects).
-KSRC := Kbuild VERSION module include uapi compat
+KSRC := Kbuild VERSION module uapi compat
+# The kernel's architecture, from its configuration: the test PMU
+# (tests/fakepmu) is an x86 PMU and is built for x86_64 kernels only.  For
+# another architecture give ARCH and CROSS_COMPILE as to the kernel's own
+# build (make modules KDIR=<arm64 tree> ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-).
+KDIR_X86_64 = $(shell grep -qx 'CONFIG_X86_64=y' $(KDIR)/include/config/auto.conf && echo y)
 
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
 KSFT := $(BUILD)/ksft
@@ -44,9 +49,11 @@ all: modules tools selftests unit
 modules:
 	@mkdir -p $(KMOD)/tests
 	@cp -a $(KSRC) $(KMOD)/
-	@cp -a tests/fakepmu $(KMOD)/tests/
 	$(MAKE) -C $(KDIR) M=$(KMOD) W=1 KCFLAGS=-Werror modules
+ifeq ($(KDIR_X86_64),y)
+	@cp -a tests/fakepmu $(KMOD)/tests/
 	$(MAKE) -C $(KDIR) M=$(KMOD)/tests/fakepmu W=1 KCFLAGS=-Werror modules
+endif
 
 tools:
 	$(MAKE) -C tools O=$(BUILD)
@@ -124,7 +131,7 @@ DKMS ?= dkms
 # $(MODDIR)/<kver>/updates/dkms (as the pmcompat-dkms package does); it
 # removes the prebuilt copies of an earlier "make install", which would
 # otherwise sit beside DKMS's and lose to it (depmod searches updates/ first).
-MODULE_MANS := $(wildcard module/*.[1-9])
+MODULE_MANS := $(wildcard module/*/*.[1-9])
 # Installed by both, relative to DESTDIR: the udev rule, the group, the
 # module loaded at boot (modules-load.d: the devices have dynamic minors, so
 # there are no devname: aliases to load it on first open), the pages of the

@@ -3,7 +3,7 @@
 # Kernel feature probes (compat/probe), included by a Kbuild file that sets
 # pmc-compat to the path of this directory and names the objects that need
 # the result in pmc-probe-users.  The answers go to
-# $(obj)/generated/pmc_config.h, which only include/pmc_compat.h includes.
+# $(obj)/generated/pmc_config.h, which only module/kcompat.h includes.
 #
 # The probes are compiled like a module object of this kernel: its include
 # paths and compiler flags (W=1 and KCFLAGS included, so a probe sees what

@@ -2,7 +2,7 @@
 /*
  * perf_get_x86_pmu_capability() exported to every module: perf's count of
  * general-purpose counters.  Since 6.19 it is exported only to KVM's
- * modules; the module then reads the count from CPUID (module/pmc_cpuid.c).
+ * modules; the module then reads the count from CPUID (module/arch/x86/pmc_cpuid.c).
  *
  * pmc-probe-export: perf_get_x86_pmu_capability
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The counter core under the front-ends (module/pmc_core.c), through
+ * The counter core under the front-ends (module/core/pmc_core.c), through
  * /dev/cpc (libcpc and raw ioctls) and /dev/pctr: CPU hotplug while sets
  * are programmed, inheritance and execve, overflow signals of several
  * threads at once, CPU sets across hotplug, presets and restarts, failed

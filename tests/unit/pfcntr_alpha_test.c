@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of module/pfcntr_alpha.c: the Alpha registers of pfm(7)
+ * Host unit tests of module/pfcntr/pfcntr_alpha.c: the Alpha registers of pfm(7)
  * (EV4 ICCSR, EV5 PCNT5MUX/PCNT5FREQ/PCNT5CTXTS, EV6 and EV67 PCNT6MUX)
  * translated into perf events, modes and sampling periods, exhaustively.
  *
  * The expected events are written here with <sys/pfcntr.h>'s names and
- * perf's own constants, from pfm(7)'s "Event mapping" tables (module/pfm.7)
+ * perf's own constants, from pfm(7)'s "Event mapping" tables (module/pfcntr/pfm.7)
  * and the Tru64 facts (the seed pfm(7) page, the 2001 header): every value
  * of every event field, each reserved bit alone, the EV5 modes, the rates
  * and the privilege they need, and the errors of invalid images.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of module/pmc_cpuid.c: the general-purpose counter count
+ * Host unit tests of module/arch/x86/pmc_cpuid.c: the general-purpose counter count
  * the module reads from CPUID where perf does not give it to modules
  * (perf_get_x86_pmu_capability() is exported to KVM only after 6.18).
  * Each case is a CPU's CPUID words and the count perf's driver settles on.

@@ -4,7 +4,7 @@
  * sysctl(3), pctr(1) through it) and one choice of libpfm4's core PMU
  * (libcpc's event tables, pctr(1)'s function list).  Header-only: each
  * library keeps its exports to itself.  The kernel module decodes CPUID
- * on its own (module/pmc_cpuid.c), where no user-space code may go.
+ * on its own (module/arch/x86/pmc_cpuid.c), where no user-space code may go.
  */
 #ifndef PMC_X86CPU_H
 #define PMC_X86CPU_H

@@ -10,6 +10,7 @@
 #include <linux/perf_event.h>
 #include <linux/smp.h>
 
+#include "pmc_arch.h"
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
 
@@ -187,6 +188,29 @@ u64 pmc_event_own_count(struct perf_event *event)
 }
 
 /*
+ * May the count of an event that is not active be read here as it is, without
+ * perf's context lock?  When perf stops an event (event_sched_out()), it
+ * stores the event's last count (pmu->del()) and then its new state
+ * (perf_event_set_state()), with no barrier between: perf orders the two for
+ * other CPUs only by ctx->lock, which perf_event_read() takes for an inactive
+ * event.
+ * - x86 (PMC_ARCH_STORES_IN_ORDER): stores become visible in program order
+ *   (TSO), so a reader that sees the new state and then, after smp_rmb(),
+ *   reads the count sees the count stored before it.
+ * - Weakly ordered CPUs (arm64): only an event of this CPU's context, read
+ *   with interrupts off on this CPU, is safe: perf changes a CPU's events on
+ *   that CPU (its cross-calls, excluded while interrupts are off here) or
+ *   while it is offline (CPU hotplug orders that).  Every other inactive
+ *   event is read by perf_event_read_value(), under ctx->lock.
+ * Counts that pmcompat's own calls brought to rest (perf_event_disable() under
+ * set->lock) are ordered by the cross-call's completion and set->lock anyway.
+ */
+static __always_inline bool pmc_event_settled(const struct perf_event *event, int this)
+{
+	return PMC_ARCH_STORES_IN_ORDER || event->cpu == this;
+}
+
+/*
  * The count of an event that has no inherited copies:
  * - active on this CPU: brought up to date here, interrupts off (as
  *   perf_event_read_local() does);
@@ -199,18 +223,26 @@ static u64 pmc_event_count(struct perf_event *event, const struct cpumask *fresh
 {
 	u64 enabled, running, v;
 	unsigned long flags;
-	int cpu;
+	int cpu, this;
 
 	local_irq_save(flags);
+	this = smp_processor_id();
 	cpu = READ_ONCE(event->oncpu);
 	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
-		if (cpu == smp_processor_id())
+		if (cpu == this)
 			event->pmu->read(event);
 		else if (!fresh || cpu < 0 || cpu >= nr_cpu_ids ||
 			 !cpumask_test_cpu(cpu, fresh))
 			goto remote;
+		/*
+		 * Refreshed on its CPU by pmc_set_refresh(): the IPI's
+		 * completion (csd unlock, a release, and the caller's wait,
+		 * an acquire) orders that count before this read.
+		 */
+	} else if (!pmc_event_settled(event, this)) {
+		goto remote;
 	}
-	/* Pairs with perf updating the count before it changes the state. */
+	/* See pmc_event_settled(). */
 	smp_rmb();
 	v = local64_read(&event->count) + atomic64_read(&event->child_count);
 	local_irq_restore(flags);
@@ -351,8 +383,10 @@ static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
 		if (READ_ONCE(event->oncpu) != this)
 			return -EAGAIN;
 		event->pmu->read(event);
+	} else if (!pmc_event_settled(event, this)) {
+		return -EAGAIN;
 	}
-	/* Pairs with perf updating the count before the state. */
+	/* See pmc_event_settled(). */
 	smp_rmb();
 	*sum += local64_read(&event->count) + atomic64_read(&event->child_count);
 	return 0;

@@ -11,6 +11,9 @@
  *   pmc_tree.c      inherited thread sets: a thread's own counts and marks
  *   pmc_pmu.c       which PMUs count the CPUs (hybrid), perf's PMU bus
  *
+ * What differs between architectures is in pmc_arch.h
+ * (module/arch/<arch>/), what differs between kernels in kcompat.h.
+ *
  * "set->lock held" below is checked by lockdep where it matters.
  */
 #ifndef PMC_CORE_INTERNAL_H
@@ -29,13 +32,13 @@
 /* ---- pmc_pmu.c ------------------------------------------------------------ */
 
 /*
- * The PMU types that count hardware events on this machine's CPUs: "cpu",
- * or on hybrid Intel CPUs "cpu_core" and "cpu_atom", each for its own CPUs.
- * Found by name on perf's PMU bus, as perf(1) finds them in sysfs.
+ * The PMU types that count hardware events on this machine's CPUs, each for
+ * its own CPUs, where there are several (hybrid Intel CPUs, heterogeneous
+ * arm64); else one entry, PERF_TYPE_RAW: perf picks the one CPU PMU.
  */
 struct pmc_pmus {
 	unsigned int n;
-	u32 type[2];
+	u32 type[PMC_CPU_PMUS_MAX];
 };
 
 void pmc_pmu_init(void);

@@ -25,8 +25,9 @@
 #include <asm/tsc.h>
 #include <machine/pctr.h>
 
+#include "pmc_arch.h"
 #include "pmc_core.h"
-#include "pmcompat.h"
+#include "frontend.h"
 
 /* Selector bits the driver refuses: PC (19), INT (20), ANY (21). */
 #define PCTR_REFUSED_BITS	0x00380000u

@@ -20,7 +20,13 @@
  * VM without a virtual PMU, QEMU's TCG), which the caller decides on.
  */
 #ifdef __KERNEL__
-#include "pmc_compat.h"
+#include <linux/cpu.h>
+#include <linux/smp.h>
+#include <asm/cpufeature.h>
+
+#include "kcompat.h"
+#include "pmc_arch.h"
+#include "pmc_core.h"
 #endif
 
 #include "pmc_cpuid.h"
@@ -120,5 +126,56 @@ void pmc_cpuid_read(struct pmc_cpuid *c)
 		c->ext_22_eax = eax;
 		c->ext_22_ebx = ebx;
 	}
+}
+
+/* CPUID's count on the calling CPU: its core type's, on a hybrid CPU. */
+struct pmc_cpuid_min {
+	unsigned int gp, fixed;		/* the smallest over the CPUs */
+};
+
+static void pmc_cpuid_cpu_counters(void *min)
+{
+	struct pmc_cpuid_min *m = min;
+	struct pmc_cpuid c;
+	unsigned int n;
+
+	pmc_cpuid_read(&c);
+	n = pmc_cpuid_gp_counters(&c);
+	if (n && n < m->gp)
+		m->gp = n;
+	m->fixed = min(m->fixed, pmc_cpuid_fixed_counters(&c));
+}
+
+/*
+ * The counters a set may use, general-purpose and fixed ones, as Solaris
+ * counts its pics (illumos' core_pcbe: general-purpose plus fixed-function):
+ * perf's count where perf gives it to modules and the CPU is not hybrid
+ * (perf's answer does not cover hybrid CPUs: it WARNs there); else CPUID's,
+ * decoded as perf does, on every CPU, and the smallest (a thread's set must
+ * fit on every core type).  4 general-purpose ones and no fixed one when
+ * nothing says (no architectural PMU: a VM without one).
+ */
+unsigned int pmc_arch_counters(void)
+{
+	struct pmc_cpuid_min m = { 0, 0 };
+	unsigned int cpu;
+
+	if (!boot_cpu_has(X86_FEATURE_HYBRID_CPU) && !pmc_hybrid())
+		m.gp = pmc_perf_gp_counters(&m.fixed);
+	if (!m.gp) {
+		m.gp = UINT_MAX;
+		m.fixed = UINT_MAX;
+		cpus_read_lock();
+		for_each_online_cpu(cpu)
+			smp_call_function_single(cpu, pmc_cpuid_cpu_counters, &m, 1);
+		cpus_read_unlock();
+		if (m.fixed == UINT_MAX)
+			m.fixed = 0;
+	}
+	if (!m.gp || m.gp == UINT_MAX) {
+		m.gp = 4;
+		m.fixed = 0;
+	}
+	return m.gp + m.fixed;
 }
 #endif

@@ -44,7 +44,7 @@
 #include <linux/sched/task.h>
 #include <linux/uidgid.h>
 
-#include "pmc_compat.h"
+#include "kcompat.h"
 #include "pmc_core.h"
 
 /* The credential part of ptrace_may_access(PTRACE_MODE_READ_REALCREDS). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmcompat front-ends: each registers its device on top of the counter core.
+ * pmcompat front-ends: each registers its device on top of the counter core
+ * (module/<front-end>/); main.c brings them up.
  */
 #ifndef PMCOMPAT_H
 #define PMCOMPAT_H
@@ -33,10 +34,18 @@ efault:
 	return -EFAULT;
 }
 
+/* OpenBSD pctr(4) and FreeBSD perfmon(4) speak x86 event-select words. */
+#ifdef CONFIG_X86_64
 int pctr_init(void);
 void pctr_exit(void);
 int perfmon_init(void);
 void perfmon_exit(void);
+#else
+static inline int pctr_init(void) { return 0; }
+static inline void pctr_exit(void) { }
+static inline int perfmon_init(void) { return 0; }
+static inline void perfmon_exit(void) { }
+#endif
 int cpc_init(void);
 void cpc_exit(void);
 int __init pfcntr_init(void);

@@ -27,10 +27,13 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#ifdef CONFIG_UNWINDER_ORC
 #include <asm/unwind.h>
+#endif
 #include <sys/pfcntr.h>
 
 #include "pfcntr_internal.h"
+#include "pmc_arch.h"
 #include "pmc_core.h"
 
 #define PFM_INSN_BYTES		4		/* an Alpha instruction */
@@ -52,8 +55,19 @@ MODULE_PARM_DESC(pfcntr_profile_bytes_per_user,
  */
 static const unsigned long pfm_callee_fns[] __initconst = {
 	(unsigned long)memcpy, (unsigned long)memmove, (unsigned long)memset,
-	(unsigned long)_raw_spin_lock, (unsigned long)_raw_spin_lock_irqsave,
-	(unsigned long)_raw_spin_lock_irq, (unsigned long)_raw_spin_lock_bh,
+	/* Where the kernel inlines them (arm64), they are not functions. */
+#ifndef CONFIG_INLINE_SPIN_LOCK
+	(unsigned long)_raw_spin_lock,
+#endif
+#ifndef CONFIG_INLINE_SPIN_LOCK_IRQSAVE
+	(unsigned long)_raw_spin_lock_irqsave,
+#endif
+#ifndef CONFIG_INLINE_SPIN_LOCK_IRQ
+	(unsigned long)_raw_spin_lock_irq,
+#endif
+#ifndef CONFIG_INLINE_SPIN_LOCK_BH
+	(unsigned long)_raw_spin_lock_bh,
+#endif
 #ifdef CONFIG_PREEMPT_RT
 	(unsigned long)rt_spin_lock,
 #endif
@@ -73,7 +87,7 @@ static bool pfm_in_range(const struct pfm_range *r, unsigned long pc)
 	return pc - r->start < r->end - r->start;
 }
 
-static bool pfm_in_callee(const struct pfm_prof *p, unsigned long pc)
+static bool __maybe_unused pfm_in_callee(const struct pfm_prof *p, unsigned long pc)
 {
 	/* Pairs with the release in pfm_set_range(): the entries are set. */
 	unsigned int i, n = smp_load_acquire(&p->ncallers);
@@ -92,11 +106,13 @@ static bool pfm_in_callee(const struct pfm_prof *p, unsigned long pc)
  * routines, the kernel's ORC unwinder (as perf's call chains) steps out to
  * the first return address outside them, and the sample goes to the call
  * instruction before it (the return address less 1: a call that ends a
- * function or a bucket stays in it); 0 when it cannot (dropped).
+ * function or a bucket stays in it); 0 when it cannot (dropped).  Only x86
+ * has ORC; elsewhere PCNTCALLER is refused (pfm_prof_ioctl()).
  */
 static unsigned long pfm_caller_pc(const struct pfm_prof *p, struct pt_regs *regs)
 {
 	unsigned long pc = instruction_pointer(regs);
+#ifdef CONFIG_UNWINDER_ORC
 	struct unwind_state state;
 	unsigned int depth;
 
@@ -112,6 +128,9 @@ static unsigned long pfm_caller_pc(const struct pfm_prof *p, struct pt_regs *reg
 		unwind_next_frame(&state);
 	}
 	return 0;
+#else
+	return pc;
+#endif
 }
 
 /* A PC sample of this CPU's counter interrupt, if it falls in the profile. */
@@ -194,12 +213,6 @@ static size_t pfm_rsize(const struct pfm_file *pf)
 	if (!p || !(pf->items & PFM_PROFILING))
 		return 0;
 	return p->nbuckets * sizeof(u32) * (pf->mode == PCNTOPENEACH ? p->nslots : 1);
-}
-
-/* x86-64's kernel image and module area: where kernel text lives. */
-static bool pfm_kernel_text(u64 start, u64 end)
-{
-	return start >= __START_KERNEL_map && end <= MODULES_END;
 }
 
 static int pfm_get_range(void __user *argp, bool with_stride, u64 *start,
@@ -286,7 +299,7 @@ static int pfm_set_range(struct pfm_file *pf, unsigned int cmd, void __user *arg
 
 		if (start >= end)
 			return -EINVAL;
-		if (!pfm_kernel_text(start, end))
+		if (!pmc_arch_kernel_text(start, end))
 			return -EFAULT;
 		if (n == PFM_NCALLERS)
 			return -ENOSPC;
@@ -299,7 +312,7 @@ static int pfm_set_range(struct pfm_file *pf, unsigned int cmd, void __user *arg
 	if ((stride && !is_power_of_2(stride)) || stride > PFM_STRIDE_MAX ||
 	    start >= end)
 		return -EINVAL;
-	if (kernel ? !pfm_kernel_text(start, end) : end > TASK_SIZE_MAX)
+	if (kernel ? !pmc_arch_kernel_text(start, end) : end > TASK_SIZE_MAX)
 		return -EFAULT;
 	p = pfm_prof_alloc(pf, kernel, start, end, stride);
 	if (IS_ERR(p))
@@ -331,6 +344,8 @@ int pfm_profiling(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 		/*
 		 * Only ORC finds the return address of a frameless routine
 		 * (memcpy): the frame-pointer unwinder would skip the caller.
+		 * arm64 has no ORC, and its frame-record unwinder would skip
+		 * the caller of a leaf routine in the same way.
 		 */
 		if (!IS_ENABLED(CONFIG_UNWINDER_ORC))
 			return -EOPNOTSUPP;

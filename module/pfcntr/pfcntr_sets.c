@@ -27,6 +27,7 @@
 #include <sys/pfcntr.h>
 
 #include "pfcntr_internal.h"
+#include "pmc_arch.h"
 #include "pmc_core.h"
 
 /* ---- interrupt time -------------------------------------------------------- */
@@ -39,7 +40,7 @@ static unsigned int pfm_ipl_of(struct pt_regs *regs, bool *idle)
 		.user = user_mode(regs),
 		.hard = (pc & HARDIRQ_MASK) >> HARDIRQ_SHIFT,
 		.nmi = (pc & NMI_MASK) >> NMI_SHIFT,
-		.irqs_off = !(regs->flags & X86_EFLAGS_IF),
+		.irqs_off = pmc_arch_irqs_off(regs),
 		.softirq = in_serving_softirq(),
 		.bh_off = softirq_count(),
 		.idle_task = is_idle_task(current),
@@ -48,6 +49,8 @@ static unsigned int pfm_ipl_of(struct pt_regs *regs, bool *idle)
 	if (in_nmi()) {		/* nmi_enter() counts itself in both */
 		c.nmi--;
 		c.hard--;
+	} else if (!PMC_ARCH_PMI_ALWAYS_NMI && c.hard) {
+		c.hard--;	/* the counter interrupt itself, an ordinary one */
 	}
 	return pfm_ipl_entry(&c, idle);
 }

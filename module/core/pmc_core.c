@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmcompat counter core on in-kernel perf events: sets and counters, the
- * calls of include/pmc_core.h.  The core's other files are listed in
- * include/pmc_core_internal.h.
+ * calls of pmc_core.h.  The core's other files are listed in
+ * pmc_core_internal.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,9 +14,8 @@
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
-#include <asm/msr.h>
-#include <asm/tsc.h>
 
+#include "pmc_arch.h"
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
 
@@ -675,7 +674,7 @@ static __always_inline int pmc_set_read_locked(struct pmc_set *set, unsigned lon
 
 /*
  * Read every counter of the set: one CPU's instance (ALL_CPUS sets) or the
- * sum, then the TSC.  Unprogrammed counters read 0.  A counter perf could
+ * sum, then the timestamp (pmc_arch_timestamp()).  Unprogrammed counters read 0.  A counter perf could
  * not keep scheduled reads as -EIO, never as a stale value.
  */
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
@@ -686,7 +685,7 @@ int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 	mutex_lock(&set->lock);
 	ret = pmc_set_read_locked(set, BIT(set->nctrs) - 1, cpu, values);
 	if (tsc)
-		*tsc = rdtsc_ordered();
+		*tsc = pmc_arch_timestamp();
 	mutex_unlock(&set->lock);
 	return ret;
 }

@@ -48,12 +48,12 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
-#include <asm/msr.h>
 #include <sys/pfcntr.h>
 
 #include "pfcntr_internal.h"
+#include "pmc_arch.h"
 #include "pmc_core.h"
-#include "pmcompat.h"
+#include "frontend.h"
 
 static bool pfm_ev67;
 module_param_named(pfcntr_ev67, pfm_ev67, bool, 0644);
@@ -441,7 +441,7 @@ static int pfm_getcnt(struct pfm_file *pf, unsigned int cmd, void __user *argp,
 			      PFM_FAM_EV5 : PFM_FAM_EV6;
 	bool full = cmd == PCNT5READCNTRS || cmd == PCNT6READCNTRS;
 	bool each = pf->mode == PCNTOPENEACH;
-	u64 cycles = rdtsc_ordered() - pf->tsc_clear;
+	u64 cycles = pmc_arch_timestamp() - pf->tsc_clear;
 	/* ONE and ALL return one entry: no allocation per read. */
 	union {
 		struct pfcntrs ev4;
@@ -557,7 +557,7 @@ static int pfm_clearcnt(struct pfm_file *pf)
 		kvfree(all);
 		if (ret)
 			return ret;
-		pf->tsc_clear = rdtsc_ordered();
+		pf->tsc_clear = pmc_arch_timestamp();
 	}
 	if (pf->items & PFM_IPL)
 		for_each_possible_cpu(cpu)
@@ -966,7 +966,7 @@ static int pfm_open(struct inode *inode, struct file *file)
 	pf->stride = PFM_STRIDE_DEFAULT;
 	pf->sel_en = GENMASK(PFM_NCTRS - 1, 0);
 	pfm_cfg_init(&pf->cfg);
-	pf->tsc_clear = rdtsc_ordered();
+	pf->tsc_clear = pmc_arch_timestamp();
 	file->private_data = pf;
 	return 0;
 

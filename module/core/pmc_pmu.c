@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmcompat counter core: which PMUs count the CPUs (one, or on hybrid Intel
- * CPUs cpu_core and cpu_atom), found on perf's PMU bus.
+ * pmcompat counter core: which PMUs count the CPUs (one, or one per core
+ * type: cpu_core and cpu_atom on hybrid Intel CPUs, an arm_pmu per core type
+ * on heterogeneous arm64), found on perf's PMU bus.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
 #include <linux/perf_event.h>
 
+#include "kcompat.h"
+#include "pmc_arch.h"
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
 
@@ -16,10 +19,16 @@ static typeof(((struct device *)NULL)->bus) pmc_pmu_bus;
 
 /* ---- which PMUs count the CPUs -------------------------------------------- */
 
+static struct pmu *pmc_pmu_of(struct device *dev)
+{
+	return dev_get_drvdata(dev);
+}
+
+#ifdef PMC_ARCH_HYBRID_PMUS
 /*
- * The PMU types that count hardware events on this machine's CPUs: "cpu",
- * or on hybrid Intel CPUs "cpu_core" and "cpu_atom", each for its own CPUs.
- * Found by name on perf's PMU bus, as perf(1) finds them in sysfs.
+ * x86: one PMU, "cpu", or on hybrid Intel CPUs "cpu_core" and "cpu_atom",
+ * each for its own CPUs.  Found by name on perf's PMU bus, as perf(1) finds
+ * them in sysfs.
  */
 static bool pmc_pmu_type(const char *name, u32 *type)
 {
@@ -31,7 +40,7 @@ static bool pmc_pmu_type(const char *name, u32 *type)
 	dev = bus_find_device_by_name(pmc_pmu_bus, NULL, name);
 	if (!dev)
 		return false;
-	pmu = dev_get_drvdata(dev);
+	pmu = pmc_pmu_of(dev);
 	if (pmu)
 		*type = pmu->type;
 	put_device(dev);
@@ -40,7 +49,7 @@ static bool pmc_pmu_type(const char *name, u32 *type)
 
 void pmc_cpu_pmus(struct pmc_pmus *p)
 {
-	static const char *const hybrid[] = { "cpu_core", "cpu_atom" };
+	static const char *const hybrid[] = PMC_ARCH_HYBRID_PMUS;
 	unsigned int i;
 
 	p->n = 0;
@@ -56,10 +65,80 @@ void pmc_cpu_pmus(struct pmc_pmus *p)
 /* Is there a hardware (or test) PMU that takes raw events? */
 bool pmc_hw_pmu_present(void)
 {
+	static const char *const hybrid[] = PMC_ARCH_HYBRID_PMUS;
 	u32 type;
 
-	return pmc_pmu_type("cpu", &type) || pmc_pmu_type("cpu_core", &type);
+	return pmc_pmu_type(PMC_ARCH_CPU_PMU, &type) || pmc_pmu_type(hybrid[0], &type);
 }
+#else
+/*
+ * Elsewhere (arm64) the CPU PMUs have no fixed names: each arm_pmu instance
+ * is named after its CPU ("armv8_cortex_a57") or the architecture
+ * ("armv8_pmuv3", "armv8_pmuv3_0"), one per core type.  They are the PMUs of
+ * perf's hardware context (pmu->task_ctx_nr, which only CPU PMUs have:
+ * uncore PMUs have none, and SPE and trace PMUs use the software one).
+ */
+struct pmc_pmu_walk {
+	struct pmc_pmus *p;
+	unsigned int counters;		/* the smallest count, UINT_MAX: none */
+};
+
+static int pmc_pmu_visit(struct device *dev, void *data)
+{
+	struct pmc_pmu_walk *w = data;
+	struct pmu *pmu = pmc_pmu_of(dev);
+	unsigned int n;
+
+	if (!pmu || pmu->task_ctx_nr != perf_hw_context)
+		return 0;
+	if (w->p && w->p->n < ARRAY_SIZE(w->p->type))
+		w->p->type[w->p->n++] = pmu->type;
+	n = pmc_perf_pmu_counters(pmu);
+	if (n && n < w->counters)
+		w->counters = n;
+	return 0;
+}
+
+static void pmc_pmu_walk(struct pmc_pmu_walk *w)
+{
+	if (w->p)
+		w->p->n = 0;
+	w->counters = UINT_MAX;
+	if (pmc_pmu_bus)
+		bus_for_each_dev(pmc_pmu_bus, NULL, w, pmc_pmu_visit);
+}
+
+void pmc_cpu_pmus(struct pmc_pmus *p)
+{
+	struct pmc_pmu_walk w = { .p = p };
+
+	pmc_pmu_walk(&w);
+	/* One PMU for every CPU: perf picks it, events are not routed. */
+	if (p->n <= 1) {
+		p->n = 1;
+		p->type[0] = PERF_TYPE_RAW;
+	}
+}
+
+/* Is there a CPU PMU? */
+bool pmc_hw_pmu_present(void)
+{
+	struct pmc_pmus p;
+	struct pmc_pmu_walk w = { .p = &p };
+
+	pmc_pmu_walk(&w);
+	return p.n;
+}
+
+/* The real driver's counter count, the smallest over the CPU PMUs; 0: none. */
+unsigned int pmc_cpu_pmu_counters(void)
+{
+	struct pmc_pmu_walk w = {};
+
+	pmc_pmu_walk(&w);
+	return w.counters == UINT_MAX ? 0 : w.counters;
+}
+#endif
 
 /* Are the CPUs' PMUs hybrid (a PMU per core type)? */
 bool pmc_hybrid(void)

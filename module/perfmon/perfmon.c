@@ -19,8 +19,9 @@
 #include <asm/tsc.h>
 #include <machine/perfmon.h>
 
+#include "pmc_arch.h"
 #include "pmc_core.h"
-#include "pmcompat.h"
+#include "frontend.h"
 
 #define PERFMON_FLAG(f)		((unsigned int)(f) << 16)
 

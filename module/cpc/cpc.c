@@ -30,16 +30,12 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
-#include <asm/msr.h>
-#include <asm/tsc.h>
-#include <asm/cpufeature.h>
-#include <asm/perf_event.h>
 #include <sys/cpc_impl.h>
 
-#include "pmc_compat.h"
+#include "kcompat.h"
+#include "pmc_arch.h"
 #include "pmc_core.h"
-#include "pmc_cpuid.h"
-#include "pmcompat.h"
+#include "frontend.h"
 
 #define CPC_NO_SUBCODE		(-1)
 #define CPC_CAPS		(CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE)
@@ -53,7 +49,7 @@ struct cpc_binding {
 	bool inherit;
 	u64 generation;			/* CURLWP, PCTX: see pmc_thread_bind_valid() */
 	u64 exec_id;			/* CURLWP, PCTX: the bound image */
-	u64 bound_tsc;			/* TSC when bound: samples' ticks count from it */
+	u64 bound_tsc;			/* timestamp when bound: samples' ticks count from it */
 	unsigned int access;		/* PMC_ACCESS_* it was granted */
 	struct pmc_budget_user *user;	/* charged for it */
 	unsigned int nreqs;
@@ -431,7 +427,7 @@ static int cpc_bind(struct cpc_file *cf, struct pmc_cpc_bind *bind,
 	/* The old binding's counters make room for the new ones. */
 	if (old)
 		old_running = pmc_set_stop(old->set);
-	b->bound_tsc = rdtsc_ordered();
+	b->bound_tsc = pmc_arch_timestamp();
 	ret = cpc_bind_set(b, bind, reqs, overflow);
 	if (!ret && bind->scope != PMC_CPC_BIND_CURLWP) {
 		/* Non-zero ids, unique among the fd's bindings. */
@@ -540,8 +536,9 @@ out:
 /* ---- sampling and control --------------------------------------------------- */
 
 /*
- * The sample's tick, in TSC cycles.  As on Solaris, a thread binding's is
- * virtualised: the time the set was on a CPU since it was bound (perf's
+ * The sample's tick, in timestamp cycles (pmc_arch_timestamp(): the TSC on
+ * x86, the generic timer's virtual counter on arm64).  As on Solaris, a
+ * thread binding's is virtualised: the time the set was on a CPU since it was bound (perf's
  * running time of its events, read with their counts); a CPU binding's is
  * the time since it was bound.  An inherited binding's copies share perf's
  * running time with their parent, so theirs is the time since the bind too.
@@ -550,7 +547,7 @@ static u64 cpc_tick(const struct cpc_binding *b, u64 tsc, u64 running_ns)
 {
 	if (b->scope == PMC_CPC_BIND_CPU || b->inherit)
 		return tsc - b->bound_tsc;
-	return mul_u64_u32_div(running_ns, tsc_khz, NSEC_PER_MSEC);
+	return mul_u64_u32_div(running_ns, pmc_arch_timestamp_khz(), NSEC_PER_MSEC);
 }
 
 static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
@@ -572,14 +569,14 @@ static long cpc_ioctl_sample(struct cpc_file *cf, void __user *argp)
 	if (b && b->inherit) {
 		/* Its own counts, not those of the threads it created. */
 		ret = pmc_set_read_own(b->set, vals);
-		tsc = rdtsc_ordered();
+		tsc = pmc_arch_timestamp();
 	} else if (b && b->scope != PMC_CPC_BIND_CPU) {
 		ret = pmc_set_read_timed(b->set, vals, &running);
 	} else if (b) {
 		ret = pmc_set_read(b->set, PMC_READ_SUM, vals, &tsc);
 	} else if (!s.id) {
 		ret = cpc_sample_inherited(cf, vals, &b);
-		tsc = rdtsc_ordered();
+		tsc = pmc_arch_timestamp();
 	} else {
 		ret = -EINVAL;
 	}
@@ -805,56 +802,17 @@ static struct miscdevice cpc_misc = {
 	.mode	= 0660,		/* udev gives it to group pmcompat */
 };
 
-/* CPUID's count on the calling CPU: its core type's, on a hybrid CPU. */
-struct cpc_counters {
-	unsigned int gp, fixed;		/* the smallest over the CPUs */
-};
-
-static void cpc_cpu_counters(void *min)
-{
-	struct cpc_counters *m = min;
-	struct pmc_cpuid c;
-	unsigned int n;
-
-	pmc_cpuid_read(&c);
-	n = pmc_cpuid_gp_counters(&c);
-	if (n && n < m->gp)
-		m->gp = n;
-	m->fixed = min(m->fixed, pmc_cpuid_fixed_counters(&c));
-}
-
 /*
- * The counters a set may use, general-purpose and fixed ones, as Solaris
- * counts its pics (illumos' core_pcbe: general-purpose plus fixed-function):
- * perf's count where perf gives it to modules and the CPU is not hybrid
- * (perf's answer does not cover hybrid CPUs: it WARNs there); else CPUID's,
- * decoded as perf does, on every CPU, and the smallest (a thread's set must
- * fit on every core type).  4 general-purpose ones and no fixed one when
- * nothing says (no architectural PMU: a VM without one).  At most
- * PMC_CPC_MAX_REQS in all.
+ * The counters a set may use (pmc_arch_counters(): on x86 general-purpose
+ * and fixed ones from perf or CPUID, on arm64 the real driver's event
+ * counters and cycle counter), at most PMC_CPC_MAX_REQS; 4 when nothing
+ * says (no CPU PMU).
  */
 static unsigned int cpc_count_npic(void)
 {
-	struct cpc_counters m = { 0, 0 };
-	unsigned int cpu;
+	unsigned int n = pmc_arch_counters();
 
-	if (!boot_cpu_has(X86_FEATURE_HYBRID_CPU) && !pmc_hybrid())
-		m.gp = pmc_perf_gp_counters(&m.fixed);
-	if (!m.gp) {
-		m.gp = UINT_MAX;
-		m.fixed = UINT_MAX;
-		cpus_read_lock();
-		for_each_online_cpu(cpu)
-			smp_call_function_single(cpu, cpc_cpu_counters, &m, 1);
-		cpus_read_unlock();
-		if (m.fixed == UINT_MAX)
-			m.fixed = 0;
-	}
-	if (!m.gp || m.gp == UINT_MAX) {
-		m.gp = 4;
-		m.fixed = 0;
-	}
-	return min_t(unsigned int, m.gp + m.fixed, PMC_CPC_MAX_REQS);
+	return min_t(unsigned int, n ?: 4, PMC_CPC_MAX_REQS);
 }
 
 int cpc_init(void)

@@ -9,7 +9,7 @@
 #include <linux/module.h>
 
 #include "pmc_core.h"
-#include "pmcompat.h"
+#include "frontend.h"
 
 static int __init pmcompat_init(void)
 {

@@ -22,11 +22,18 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 
+#ifdef CONFIG_X86_64
 /* CPUID helpers: <asm/cpuid/api.h> since 6.15, <asm/processor.h> before. */
 #ifdef PMC_HAVE_ASM_CPUID_API_H
 #include <asm/cpuid/api.h>
 #else
 #include <asm/processor.h>
+#endif
+#endif
+
+#ifdef CONFIG_ARM64
+#include <linux/bitmap.h>
+#include <linux/perf/arm_pmu.h>
 #endif
 
 /* ---- a task's dumpability -------------------------------------------------- */
@@ -101,5 +108,28 @@ static inline unsigned int pmc_perf_gp_counters(unsigned int *fixed)
 	return 0;
 #endif
 }
+
+/*
+ * The counters of a CPU PMU, as its driver counts them, or 0 where a module
+ * cannot know.  On arm64 every CPU PMU (a PMU of perf's hardware context,
+ * core/pmc_pmu.c) is an arm_pmu, whose count is the event counters plus the
+ * cycle counter (and, with FEAT_PMUv3_ICNTR, the instruction counter):
+ * num_events up to 6.10, the cntr_mask bitmap of the counters from 6.11 on.
+ */
+#ifdef CONFIG_ARM64
+static inline unsigned int pmc_perf_pmu_counters(struct pmu *pmu)
+{
+	struct arm_pmu *armpmu = to_arm_pmu(pmu);
+
+#if defined(PMC_HAVE_ARM_PMU_CNTR_MASK)
+	return bitmap_weight(armpmu->cntr_mask, ARMPMU_MAX_HWEVENTS);
+#elif defined(PMC_HAVE_ARM_PMU_NUM_EVENTS)
+	return armpmu->num_events > 0 ? armpmu->num_events : 0;
+#else
+/* No way to count an arm_pmu's counters: see generated/pmc_config.h.log */
+#error "pmcompat: this kernel's struct arm_pmu has neither cntr_mask nor num_events"
+#endif
+}
+#endif
 
 #endif /* PMC_COMPAT_H */

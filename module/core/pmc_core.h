@@ -38,6 +38,8 @@
 #include <linux/workqueue.h>
 
 #define PMC_MAX_COUNTERS	8
+/* CPU PMUs, one per core type: 2 on hybrid Intel CPUs, up to 3 on arm64 DynamIQ. */
+#define PMC_CPU_PMUS_MAX	4
 
 /* pmc_set_read() cpu argument: sum over all CPUs. */
 #define PMC_READ_SUM		(-1)
@@ -65,29 +67,11 @@ struct pmc_bind {
 /* What a counter counts. */
 struct pmc_event_desc {
 	u32 type;		/* PERF_TYPE_RAW, _HARDWARE, _HW_CACHE or _SOFTWARE */
-	u64 config;		/* for RAW: event-select word without USR/OS/INT/EN */
+	u64 config;		/* for RAW: the PMU's own encoding (x86: pmc_desc_from_evtsel()) */
 	bool exclude_user;
 	bool exclude_kernel;
 	u64 tick_period;	/* PMC_TICK: events between two ticks */
 };
-
-/*
- * An x86 event-select (PerfEvtSel) word as the legacy APIs give it: event,
- * unit mask, edge, invert and counter mask go to perf as a raw config; the
- * USR (16) and OS (17) bits become perf's mode filters.  INT and EN are
- * perf's business and are left out.
- */
-#define PMC_EVTSEL_RAW_BITS	0xff84ffffu
-#define PMC_EVTSEL_USR		0x00010000u
-#define PMC_EVTSEL_OS		0x00020000u
-
-static inline void pmc_desc_from_evtsel(struct pmc_event_desc *desc, u32 sel)
-{
-	desc->type = PERF_TYPE_RAW;
-	desc->config = sel & PMC_EVTSEL_RAW_BITS;
-	desc->exclude_user = !(sel & PMC_EVTSEL_USR);
-	desc->exclude_kernel = !(sel & PMC_EVTSEL_OS);
-}
 
 /* pmc_counter_program() flags */
 #define PMC_START	0x1	/* start counting at once (else stopped) */
@@ -147,14 +131,15 @@ struct pmc_notify {
  * Slots: the perf events behind one counter.  ALL_CPUS sets have one per
  * possible CPU (indexed by CPU), CPU sets one, and thread sets one per CPU
  * PMU: one on most machines, two on hybrid Intel CPUs (P- and E-cores have
- * PMUs of their own, and a thread is counted on both).
+ * PMUs of their own, and a thread is counted on both), one per core type on
+ * heterogeneous arm64.
  */
 struct pmc_set {
 	struct mutex lock;		/* serialises every call on the set */
 	struct pmc_bind bind;
 	unsigned int nctrs;
 	unsigned int nslots;
-	u32 slot_pmu[2];		/* thread sets: the PMU type of each slot */
+	u32 slot_pmu[PMC_CPU_PMUS_MAX];	/* thread sets: the PMU type of each slot */
 	struct hlist_node cpuhp_node;	/* CPU and ALL_CPUS sets */
 	bool on_cpuhp;
 	/*
