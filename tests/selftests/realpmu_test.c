@@ -33,12 +33,27 @@
 #define N		1000000UL	/* the loop's iterations: 2N instructions */
 #define USR		CPC_COUNT_USER
 
+/*
+ * Tries of each pair of counts (N and 2N iterations).  A timer interrupt
+ * that lands in the loop can, under QEMU, count one instruction twice (an
+ * instruction restarted after the exception): perf's own counts show it as
+ * readily as the legacy ones, one pair in tens.  A pair counts when one of
+ * these tries gives exactly 2N.
+ */
+#define TRIES		3
+
 /* perf's difference between 2N and N iterations (2N when exact). */
 static uint64_t perf_diff(void)
 {
-	uint64_t a = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, N);
-	uint64_t b = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, 2 * N);
+	uint64_t a, b;
+	int i;
 
+	for (i = 0; i < TRIES; i++) {
+		a = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, N);
+		b = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, 2 * N);
+		if (b - a == 2 * N)
+			break;
+	}
 	return b - a;
 }
 
@@ -122,17 +137,21 @@ TEST(libcpc_thread_binding_counts_exactly)
 {
 	uint64_t a, b, p;
 	cpc_t *cpc;
-	int err;
+	int err, i;
 
 	NEED_REAL_PMU();
 	NEED_EXACT_INSNS();
 	OPEN_CPC(cpc);
-	a = cpc_loop(cpc, -1, N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
-	b = cpc_loop(cpc, -1, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+	for (i = 0; i < TRIES; i++) {
+		a = cpc_loop(cpc, -1, N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		b = cpc_loop(cpc, -1, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("libcpc: %llu, %llu; perf's difference %llu", (unsigned long long)a,
+	TH_LOG("libcpc (try %d): %llu, %llu; perf's difference %llu", i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
@@ -144,7 +163,7 @@ TEST(libcpc_cpu_binding_counts_exactly)
 {
 	uint64_t a, b, p;
 	cpc_t *cpc;
-	int err, cpu;
+	int err, cpu, i;
 
 	NEED_REAL_PMU();
 	NEED_EXACT_INSNS();
@@ -152,12 +171,16 @@ TEST(libcpc_cpu_binding_counts_exactly)
 	ASSERT_LE(0, cpu);
 	ASSERT_EQ(0, pin_to_cpu(cpu));
 	OPEN_CPC(cpc);
-	a = cpc_loop(cpc, cpu, N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
-	b = cpc_loop(cpc, cpu, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+	for (i = 0; i < TRIES; i++) {
+		a = cpc_loop(cpc, cpu, N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		b = cpc_loop(cpc, cpu, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("cpc_bind_cpu: %llu, %llu; perf's difference %llu", (unsigned long long)a,
+	TH_LOG("cpc_bind_cpu (try %d): %llu, %llu; perf's difference %llu", i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
@@ -256,19 +279,23 @@ TEST(libpctx_binding_counts_a_child_exactly)
 {
 	uint64_t a, b, p;
 	cpc_t *cpc;
-	int err;
+	int err, i;
 
 	NEED_REAL_PMU();
 	NEED_EXACT_INSNS();
 	/* The child's fixed cost must not vary with the stack's placement. */
 	personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
 	OPEN_CPC(cpc);
-	a = pctx_loop(cpc, N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
-	b = pctx_loop(cpc, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+	for (i = 0; i < TRIES; i++) {
+		a = pctx_loop(cpc, N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		b = pctx_loop(cpc, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("libpctx: %llu, %llu; perf's difference %llu", (unsigned long long)a,
+	TH_LOG("libpctx (try %d): %llu, %llu; perf's difference %llu", i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
@@ -327,16 +354,20 @@ static uint64_t pf_loop(int mode, unsigned long n, int *err)
 static void pf_exact(struct __test_metadata *_metadata, int mode, const char *name)
 {
 	uint64_t a, b, p;
-	int err;
+	int err, i;
 
-	a = pf_loop(mode, N, &err);
-	if (err == ENOENT || err == ENXIO || err == ENODEV)
-		SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
-	ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
-	b = pf_loop(mode, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
+	for (i = 0; i < TRIES; i++) {
+		a = pf_loop(mode, N, &err);
+		if (err == ENOENT || err == ENXIO || err == ENODEV)
+			SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
+		ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
+		b = pf_loop(mode, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("pfcntr %s: %llu, %llu; perf's difference %llu", name, (unsigned long long)a,
+	TH_LOG("pfcntr %s (try %d): %llu, %llu; perf's difference %llu", name, i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
