@@ -165,4 +165,42 @@ TEST(inject_without_the_test_pmu_is_an_error)
 	ASSERT_EQ(0, fakepmu_reload());
 }
 
+/*
+ * Against a real PMU driver (the arm64 lane: Linux's ARMv8 PMUv3 driver
+ * under QEMU), without --inject: every row that runs passes, and a row is
+ * skipped only because the PMU does not implement its event (QEMU: no
+ * branch event, and instructions only under -icount).  The pctr and
+ * perfmon rows are absent on arm64.
+ */
+TEST(real_pmu_every_row_passes)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_CPU_CYCLES, .exclude_kernel = 1 };
+	const char *p;
+	int rc, fd, passes = 0;
+
+	if (have_fakepmu() || access("/sys/module/fakepmu", F_OK) == 0)
+		SKIP(return, "the test PMU is loaded: this test counts with the real PMU driver");
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+	if (fd < 0)
+		SKIP(return, "no hardware PMU: perf has no cycles event here");
+	close(fd);
+	if (access("/dev/cpc", F_OK) && access("/dev/pfcntr", F_OK))
+		SKIP(return, "pmcompat is not loaded");
+	rc = run_check(out, sizeof(out), NULL, "-n 1000000 -p 100000");
+	TH_LOG("%s", out);
+	EXPECT_EQ(0, rc);
+	EXPECT_EQ(NULL, strstr(out, "FAIL\n"));
+	for (p = out; (p = strstr(p, "PASS\n")); p++)
+		passes++;
+	EXPECT_LE(4, passes);
+	for (p = out; (p = strstr(p, "SKIP: ")); p++)
+		EXPECT_TRUE(!strncmp(p, "SKIP: the PMU does not implement this event", 44))
+			TH_LOG("a skip for another reason: %.80s", p);
+#if defined(__aarch64__)
+	EXPECT_EQ(NULL, strstr(out, "\npctr "));
+	EXPECT_EQ(NULL, strstr(out, "\nperfmon "));
+#endif
+}
+
 TEST_HARNESS_MAIN
