@@ -14,7 +14,7 @@
  * K SIGEMTs over K periods of the loop, each at a pc inside the loop (the
  * cycle counter overflows exactly under QEMU; user cycles are user
  * instructions under -icount shift=0).  uprofile names the hot function of
- * a program.
+ * a program (pfm(7) PC profiling on real cycle samples).
  *
  * Every test skips, with the reason, when the test PMU is loaded or there
  * is no hardware PMU; the exact ones when there is no instructions event
@@ -464,6 +464,75 @@ TEST(libcpc_overflow_on_cycles_is_exact)
 		TH_LOG("samples outside the loop [%p, %p)", (void *)rp_loop, (void *)rp_loop_end);
 	cpc_set_destroy(cpc, ovf.set);
 	cpc_close(cpc);
+}
+
+/* ---- uprofile: the hot function of a program ---------------------------- */
+
+#define UPROFILE	"/usr/bin/uprofile"
+#define HOT		"/pmcompat/tests/uprofile-hot-example"
+#define HOT_ADDRS	"/tmp/realpmu-hot.addrs"
+
+/*
+ * uprofile(1) profiles uprofile-hot-example (hot_a runs three times as
+ * long as hot_b, hot_lib in its library less) with real cycle samples
+ * (pfm(7) PC profiling): the first function of its profile is hot_a.
+ */
+TEST_TIMEOUT(uprofile_names_the_hot_function, 120)
+{
+	char out[8192], cpu[16], *row, *name;
+	int pipefd[2], hotpid = 0, i, st;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+	FILE *f;
+
+	NEED_REAL_PMU();
+	if (access(UPROFILE, X_OK) || access(HOT, X_OK))
+		SKIP(return, "%s or %s is not installed", UPROFILE, HOT);
+	if (access("/dev/pfcntr", F_OK))
+		SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
+	unlink(HOT_ADDRS);
+	snprintf(cpu, sizeof(cpu), "%d", count_online_cpus() - 1);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execl(UPROFILE, "uprofile", HOT, cpu, HOT_ADDRS, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* The program writes its pid once it runs; let it run for 2 s. */
+	for (i = 0; i < 200 && !hotpid; i++) {
+		usleep(50000);
+		f = fopen(HOT_ADDRS, "re");
+		if (f) {
+			char line[128];
+
+			while (fgets(line, sizeof(line), f))
+				sscanf(line, "pid %d", &hotpid);
+			fclose(f);
+		}
+	}
+	ASSERT_LT(0, hotpid) TH_LOG("the profiled program did not start");
+	sleep(2);
+	kill(hotpid, SIGUSR1);
+	while (n < sizeof(out) - 1 && (r = read(pipefd[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += r;
+	out[n] = 0;
+	close(pipefd[0]);
+	waitpid(pid, &st, 0);
+	TH_LOG("%s", out);
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	/* The first row after the header's "samples" line names hot_a. */
+	row = strstr(out, "samples\n");
+	ASSERT_NE(NULL, row);
+	row += 8;
+	row[strcspn(row, "\n")] = 0;
+	name = strrchr(row, ' ');
+	ASSERT_NE(NULL, name);
+	EXPECT_STREQ("hot_a", name + 1);
 }
 
 TEST_HARNESS_MAIN
