@@ -477,7 +477,7 @@ TEST(libcpc_overflow_on_cycles_is_exact)
  * long as hot_b, hot_lib in its library less) with real cycle samples
  * (pfm(7) PC profiling): the first function of its profile is hot_a.
  */
-TEST_TIMEOUT(uprofile_names_the_hot_function, 120)
+TEST(uprofile_names_the_hot_function)
 {
 	char out[8192], cpu[16], *row, *name;
 	int pipefd[2], hotpid = 0, i, st;
