@@ -466,6 +466,64 @@ TEST(libcpc_overflow_on_cycles_is_exact)
 	cpc_close(cpc);
 }
 
+/* ---- pfm(7) PC profiling of the loop on cycles ------------------------- */
+
+#define PROF_K		8
+#define PROF_RATE	65536UL		/* EV5 counter 0's low rate */
+
+/*
+ * /dev/pfcntr PC profiling (pfm(7)): EV5 counter 0 counting cycles in user
+ * mode, a sample every 65536, the loop's text as the one range (stride 0:
+ * one bucket).  K periods of loop give exactly K ticks, all K in the loop's
+ * bucket (the cycle counter overflows exactly; user cycles are user
+ * instructions under -icount shift=0).
+ */
+TEST(pfcntr_pc_profile_of_cycles_is_exact)
+{
+	struct pfcntrs_ev5 c[1], *cp = c;
+	long items = PFM_COUNTERS | PFM_PROFILING, size = 0;
+	long ctx = PF5_CTXT_THIS_PROC | PF5_CTXT_NO_KERNEL, freq = PF5_C0_INT_EVERY_65536;
+	long mux = PF5_MUX0_CYCLES;
+	uint64_t img = pf_img5(PF5_SEL_COUNTER_0);
+	addr_range_t r;
+	uint32_t bucket = 0;
+	int fd;
+
+	NEED_REAL_PMU();
+	if (!rp_cycles_are_insns())
+		SKIP(return, "user cycles equal user instructions only under QEMU's "
+		     "-icount shift=0 with one CPU: the expected sample count is not known");
+	ASSERT_EQ(0, pin_to_cpu(sched_getcpu()));
+	fd = pf_open(PCNTOPENONE);
+	if (fd == -ENOENT || fd == -ENXIO || fd == -ENODEV)
+		SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(-fd));
+	memset(&r, 0, sizeof(r));
+	r.start = (unsigned long)rp_loop;
+	r.end = (unsigned long)rp_loop_end;
+	r.stride = 0;
+	ASSERT_EQ(0, ioctl(fd, PCNTSETITEMS, &items)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTSETURANGE, &r)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5CTXTS, &ctx)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5FREQ, &freq)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5MUX, &mux)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTCLEARCNT)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5RESTART, &img)) TH_LOG("%s", strerror(errno));
+	rp_loop(PROF_K * PROF_RATE / 2);
+	ASSERT_EQ(0, ioctl(fd, PCNT5DISABLE, &img)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTRDISABLE)) TH_LOG("%s", strerror(errno));
+	memset(c, 0, sizeof(c));
+	ASSERT_EQ(0, ioctl(fd, PCNT5GETCNT, &cp)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTGETRSIZE, &size)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(4, size);
+	ASSERT_EQ(4, pread(fd, &bucket, sizeof(bucket), 0)) TH_LOG("%s", strerror(errno));
+	TH_LOG("%llu ticks, %u samples in the loop, over %d periods of %lu cycles",
+	       (unsigned long long)c[0].pf_cntr0, bucket, PROF_K, PROF_RATE);
+	EXPECT_EQ((unsigned long long)PROF_K, (unsigned long long)c[0].pf_cntr0);
+	EXPECT_EQ((uint32_t)PROF_K, bucket);
+	close(fd);
+}
+
 /* ---- uprofile: the hot function of a program ---------------------------- */
 
 #define UPROFILE	"/usr/bin/uprofile"
