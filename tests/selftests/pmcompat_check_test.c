@@ -195,7 +195,8 @@ TEST(real_pmu_every_row_passes)
 	EXPECT_EQ(NULL, strstr(out, "FAIL\n"));
 	for (p = out; (p = strstr(p, "PASS\n")); p++)
 		passes++;
-	EXPECT_LE(4, passes);
+	/* cycles through cpc and pfcntr at least; instructions too where they exist */
+	EXPECT_LE(2, passes);
 	for (p = out; (p = strstr(p, "SKIP: ")); p++) {
 		char why[96];
 
