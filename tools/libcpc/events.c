@@ -445,35 +445,6 @@ int cpcev_cpu_pfm(struct cpcev_cpu *cpu)
 }
 
 /*
- * libpfm4's setup reads the whole of its tables: half a millisecond on a
- * real machine, seconds on an emulated one, in every process.  A handle
- * needs it only for platform names and lists, so it is done on first use.
- */
-static pthread_mutex_t pfm_lazy_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void cpcev_cpu_pfm_lazy(struct cpcev_cpu *cpu)
-{
-	cpu->pfm_pmu = 0;
-	cpu->pfm_name[0] = '\0';
-	cpu->pfm_lazy = 1;
-}
-
-/* Is there a libpfm4 table for cpu (looked up now if it was left for later)? */
-static int pfm_ready(const struct cpcev_cpu *cpu)
-{
-	/* The handle's own description, written once, under the lock. */
-	struct cpcev_cpu *c = (struct cpcev_cpu *)cpu;
-
-	pthread_mutex_lock(&pfm_lazy_lock);
-	if (c->pfm_lazy) {
-		cpcev_cpu_pfm(c);
-		c->pfm_lazy = 0;
-	}
-	pthread_mutex_unlock(&pfm_lazy_lock);
-	return c->pfm_pmu != 0;
-}
-
-/*
  * The libpfm4 spelling of name on cpu's PMU ("skl::INST_RETIRED:ANY_P"):
  * Intel's dotted names become libpfm4's by their dots.  0 if name cannot
  * be one of the PMU's events.
@@ -485,7 +456,7 @@ static int pfm_spell(const struct cpcev_cpu *cpu, const char *name,
 	char *p;
 
 	if (!*name || strpbrk(name, "=, \t") || !isalpha((unsigned char)name[0]) ||
-	    !pfm_ready(cpu))
+	    !cpcev_pfm_ready(cpu))
 		return 0;
 	n = snprintf(buf, len, "%s::%s", cpu->pfm_name, name);
 	if (n >= len)
@@ -625,7 +596,7 @@ static void pfm_walk_events(const struct cpcev_cpu *cpu,
 	int idx, i, numasks;
 	char *p;
 
-	if (!pfm_ready(cpu))
+	if (!cpcev_pfm_ready(cpu))
 		return;
 	memset(&pinfo, 0, sizeof(pinfo));
 	pinfo.size = sizeof(pinfo);

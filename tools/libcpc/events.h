@@ -66,6 +66,7 @@ void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
  */
 int cpcev_cpu_pfm(struct cpcev_cpu *cpu);
 void cpcev_cpu_pfm_lazy(struct cpcev_cpu *cpu);
+int cpcev_pfm_ready(const struct cpcev_cpu *cpu);
 
 /* cpc_cciname() and cpc_cpuref() texts. */
 void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len);

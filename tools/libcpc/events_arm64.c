@@ -211,33 +211,11 @@ int cpcev_cpu_pfm(struct cpcev_cpu *cpu)
 	return cpu->pfm_pmu != 0;
 }
 
-static pthread_mutex_t pfm_lazy_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void cpcev_cpu_pfm_lazy(struct cpcev_cpu *cpu)
-{
-	cpu->pfm_pmu = 0;
-	cpu->pfm_name[0] = '\0';
-	cpu->pfm_lazy = 1;
-}
-
-static int pfm_ready(const struct cpcev_cpu *cpu)
-{
-	struct cpcev_cpu *c = (struct cpcev_cpu *)cpu;
-
-	pthread_mutex_lock(&pfm_lazy_lock);
-	if (c->pfm_lazy) {
-		cpcev_cpu_pfm(c);
-		c->pfm_lazy = 0;
-	}
-	pthread_mutex_unlock(&pfm_lazy_lock);
-	return c->pfm_pmu != 0;
-}
-
 void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len)
 {
 	const char *impl = impl_name(cpu->midr_impl);
 
-	if (pfm_ready(cpu))
+	if (cpcev_pfm_ready(cpu))
 		snprintf(buf, len, "%s (ARMv8 PMUv3)", cpu->pfm_desc);
 	else if (impl)
 		snprintf(buf, len, "%s part 0x%03x (ARMv8 PMUv3)", impl,
@@ -249,7 +227,7 @@ void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len)
 
 void cpcev_cpuref(const struct cpcev_cpu *cpu, char *buf, size_t len)
 {
-	int pfm = pfm_ready(cpu);
+	int pfm = cpcev_pfm_ready(cpu);
 
 	snprintf(buf, len,
 		 "See the chapter on the Performance Monitors Extension in the "
@@ -341,7 +319,7 @@ static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
 	pfm_perf_encode_arg_t arg;
 
 	if (!*name || strpbrk(name, "=, \t.") || !isalpha((unsigned char)name[0]) ||
-	    !pfm_ready(cpu))
+	    !cpcev_pfm_ready(cpu))
 		return 0;
 	if ((size_t)snprintf(spelled, sizeof(spelled), "%s::%s", cpu->pfm_name,
 			     name) >= sizeof(spelled))
@@ -369,7 +347,7 @@ static void pfm_walk_events(const struct cpcev_cpu *cpu,
 	uint64_t config;
 	int idx;
 
-	if (!pfm_ready(cpu))
+	if (!cpcev_pfm_ready(cpu))
 		return;
 	memset(&pinfo, 0, sizeof(pinfo));
 	pinfo.size = sizeof(pinfo);

@@ -5,6 +5,7 @@
  * of the CPC_* subcodes, the attribute-list lookup and raw codes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,4 +106,34 @@ int cpcev_parse_code(const char *s, long *code)
 	errno = 0;
 	*code = strtol(s, &end, 0);
 	return !errno && *end == '\0';
+}
+
+/*
+ * libpfm4's setup reads the whole of its tables: half a millisecond on a
+ * real machine, seconds on an emulated one, in every process.  A handle
+ * needs it only for platform names and lists, so it is done on first use
+ * (cpcev_cpu_pfm(), each architecture's own lookup).
+ */
+static pthread_mutex_t pfm_lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void cpcev_cpu_pfm_lazy(struct cpcev_cpu *cpu)
+{
+	cpu->pfm_pmu = 0;
+	cpu->pfm_name[0] = '\0';
+	cpu->pfm_lazy = 1;
+}
+
+/* Is there a libpfm4 table for cpu (looked up now if it was left for later)? */
+int cpcev_pfm_ready(const struct cpcev_cpu *cpu)
+{
+	/* The handle's own description, written once, under the lock. */
+	struct cpcev_cpu *c = (struct cpcev_cpu *)cpu;
+
+	pthread_mutex_lock(&pfm_lazy_lock);
+	if (c->pfm_lazy) {
+		cpcev_cpu_pfm(c);
+		c->pfm_lazy = 0;
+	}
+	pthread_mutex_unlock(&pfm_lazy_lock);
+	return c->pfm_pmu != 0;
 }
