@@ -104,10 +104,19 @@
 #define CNT_CONFIG	PERF_COUNT_HW_CPU_CYCLES
 #define CNT_NAME	"cycles"
 
-/* EV5: cycles, pipeline dry (STALL_FRONTEND), cycles: what QEMU's PMU has. */
-#define MUX5_ISB_CYC	(PF5_MUX0_CYCLES | PF5_MUX1_PIPELINE_DRY | PF5_MUX2_C_CYCLES)
-/* Other events than MUX5_ISB_CYC (counter 0: issues, instructions). */
-#define MUX5_OTHER	(PF5_MUX0_ISSUES | PF5_MUX1_PIPELINE_DRY | PF5_MUX2_C_CYCLES)
+/*
+ * EV5: counters 0 and 2 cycles, counter 1 left at 0 (counts nothing): of
+ * the EV5 events only cycles are counted by QEMU's PMU on every boot
+ * (instructions need -icount; pipeline dry, STALL_FRONTEND, is EINVAL).
+ */
+#define MUX5_ISB_CYC	(PF5_MUX0_CYCLES | PF5_MUX2_C_CYCLES)
+/* Other events than MUX5_ISB_CYC: counter 0 alone. */
+#define MUX5_OTHER	PF5_MUX0_CYCLES
+/* A cycle overflow the PMU interrupt reports in user mode. */
+#define OVF_PRESET	(UINT64_MAX - 99999)
+#endif
+#ifndef OVF_PRESET
+#define OVF_PRESET	(UINT64_MAX - 9)	/* 10 injected events */
 #endif
 #define FREQ5_C0_256	(PF5_C0_INT_EVERY_256 | PF5_C1_INT_EVERY_65536 | PF5_C2_INT_EVERY_16384)
 
@@ -1608,7 +1617,7 @@ static void bad_signal_binds(long *out, long arg)
 {
 	struct bind_req q = {
 		.scope = PMC_CPC_BIND_CURLWP, .type = CNT_TYPE, .config = CNT_CONFIG,
-		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = UINT64_MAX - 9,
+		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = OVF_PRESET,
 	};
 	unsigned int i;
 	int fd, s;
@@ -1675,7 +1684,7 @@ static void good_signal_bind(long *out, long arg)
 {
 	struct bind_req q = {
 		.scope = PMC_CPC_BIND_CURLWP, .type = CNT_TYPE, .config = CNT_CONFIG,
-		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = UINT64_MAX - 9,
+		.rflags = CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, .preset = OVF_PRESET,
 		.signo = arg ? SIGEMT_NR : 0, .si_code = arg ? EMT_CPCOVF_NR : 0,
 	};
 	int fd;
@@ -2137,11 +2146,13 @@ static int pool_start(int n)
 {
 	pthread_attr_t attr;
 	pthread_t t;
+	/* 64 KiB, or glibc's least where it is more (128 KiB on arm64). */
+	size_t stack = 65536 < PTHREAD_STACK_MIN ? PTHREAD_STACK_MIN : 65536;
 	long i;
 
 	pool.tids = calloc(n, sizeof(pid_t));
 	if (!pool.tids || pthread_attr_init(&attr) ||
-	    pthread_attr_setstacksize(&attr, 65536))
+	    pthread_attr_setstacksize(&attr, stack))
 		return -1;
 	for (i = 0; i < n; i++)
 		if (pthread_create(&t, &attr, pool_thread, (void *)i) ||
