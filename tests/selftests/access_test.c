@@ -89,6 +89,7 @@
 
 /* EV5: instructions, branches (flow changes), cycles; EV6: instructions, cycles. */
 #define MUX5_ISB_CYC	(PF5_MUX0_ISSUES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_CYCLES)
+#define SEL5_ISB_CYC	7	/* its counters */
 /* Other events than MUX5_ISB_CYC: a change of what is counted. */
 #define MUX5_OTHER	(PF5_MUX0_CYCLES | PF5_MUX1_FLOW_CHANGE | PF5_MUX2_C_CYCLES)
 #else
@@ -110,6 +111,8 @@
  * (instructions need -icount; pipeline dry, STALL_FRONTEND, is EINVAL).
  */
 #define MUX5_ISB_CYC	(PF5_MUX0_CYCLES | PF5_MUX2_C_CYCLES)
+/* Its counters: selecting counter 1, which counts nothing, is EINVAL. */
+#define SEL5_ISB_CYC	(PF5_SEL_COUNTER_0 | PF5_SEL_COUNTER_2)
 /* Other events than MUX5_ISB_CYC: counter 0 alone. */
 #define MUX5_OTHER	PF5_MUX0_CYCLES
 /* A cycle overflow the PMU interrupt reports in user mode. */
@@ -473,13 +476,13 @@ static int perf_allow_kernel_exported(void)
 
 /* pf_open(), pf_req(), pf_long(): pmc_test_util.h */
 
-/* An EV5 image request (RESTART) of every counter, every CPU. */
+/* An EV5 image request (RESTART) of MUX5_ISB_CYC's counters, every CPU. */
 static int pf5_restart(int fd)
 {
 	union pmctrs_ev5 u;
 
 	u.pmctrs_ev5_long = 0;
-	u.pmctrs_ev5_select = 7;
+	u.pmctrs_ev5_select = SEL5_ISB_CYC;
 	u.pmctrs_ev5_cpu = PMCTRS_ALL_CPUS;
 	return ioctl(fd, PCNT5RESTART, &u.pmctrs_ev5_long) ? -errno : 0;
 }
