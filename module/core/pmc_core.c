@@ -674,8 +674,9 @@ static __always_inline int pmc_set_read_locked(struct pmc_set *set, unsigned lon
 
 /*
  * Read every counter of the set: one CPU's instance (ALL_CPUS sets) or the
- * sum, then the timestamp (pmc_arch_timestamp()).  Unprogrammed counters read 0.  A counter perf could
- * not keep scheduled reads as -EIO, never as a stale value.
+ * sum, then the timestamp (pmc_arch_timestamp(): the TSC on x86, the generic
+ * timer's virtual counter on arm64).  Unprogrammed counters read 0.  A counter
+ * perf could not keep scheduled reads as -EIO, never as a stale value.
  */
 int pmc_set_read(struct pmc_set *set, int cpu, u64 *values, u64 *tsc)
 {

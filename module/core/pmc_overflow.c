@@ -41,7 +41,11 @@ static unsigned long pmc_overflow_pc(const struct pmc_counter *c,
  * is brought up to date if it is active here (as perf_event_read_local()
  * does) and remembered; the work item that disables the events later moves
  * each counter's offset back by what was counted after this point.  Events
- * are freed after an RCU grace period, which NMIs hold off.
+ * are freed after an RCU grace period, which NMIs hold off.  Only sets of one
+ * CPU or one thread freeze (cpc's), so an event that is not active here is
+ * this CPU's or, on a hybrid CPU, the interrupted thread's on another core
+ * type's PMU, whose count perf stored before the thread came to this CPU:
+ * ordered on every architecture (see pmc_event_settled()).
  */
 static void pmc_set_snapshot(struct pmc_set *set)
 {

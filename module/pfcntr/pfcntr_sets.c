@@ -49,6 +49,8 @@ static unsigned int pfm_ipl_of(struct pt_regs *regs, bool *idle)
 	if (in_nmi()) {		/* nmi_enter() counts itself in both */
 		c.nmi--;
 		c.hard--;
+	} else if (!PMC_ARCH_PMI_ALWAYS_NMI && c.hard) {
+		c.hard--;	/* the counter interrupt itself, an ordinary one */
 	}
 	return pfm_ipl_entry(&c, idle);
 }

@@ -165,4 +165,59 @@ TEST(inject_without_the_test_pmu_is_an_error)
 	ASSERT_EQ(0, fakepmu_reload());
 }
 
+/*
+ * Against a real PMU driver (the arm64 lane: Linux's ARMv8 PMUv3 driver
+ * under QEMU), without --inject: every row that runs passes, and a row is
+ * skipped only because the PMU does not implement its event (QEMU: no
+ * branch event, and instructions only under -icount).  The pctr and
+ * perfmon rows are absent on arm64.
+ */
+#define REAL_SKIP_OK	"SKIP: the PMU does not implement this event"
+
+TEST(real_pmu_every_row_passes)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_CPU_CYCLES, .exclude_kernel = 1 };
+	const char *p;
+	int rc, fd, passes = 0;
+
+	if (have_fakepmu() || access("/sys/module/fakepmu", F_OK) == 0)
+		SKIP(return, "the test PMU is loaded: this test counts with the real PMU driver");
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+	if (fd < 0)
+		SKIP(return, "no hardware PMU: perf has no cycles event here");
+	close(fd);
+	/*
+	 * A PMU without an instructions event is QEMU's arm64 one without
+	 * -icount, where cycles are host time: two counts of one loop differ
+	 * by more than any tolerance (the lane runs this under -icount).
+	 */
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+	if (fd < 0)
+		SKIP(return, "no instructions event (QEMU without -icount): cycles are host time there");
+	close(fd);
+	if (access("/dev/cpc", F_OK) && access("/dev/pfcntr", F_OK))
+		SKIP(return, "pmcompat is not loaded");
+	rc = run_check(out, sizeof(out), NULL, "-n 1000000 -p 100000");
+	TH_LOG("%s", out);
+	EXPECT_EQ(0, rc);
+	EXPECT_EQ(NULL, strstr(out, "FAIL\n"));
+	for (p = out; (p = strstr(p, "PASS\n")); p++)
+		passes++;
+	/* cycles through cpc and pfcntr at least; instructions too where they exist */
+	EXPECT_LE(2, passes);
+	for (p = out; (p = strstr(p, "SKIP: ")); p++) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "%.80s", p);
+		EXPECT_EQ(0, strncmp(why, REAL_SKIP_OK, strlen(REAL_SKIP_OK)))
+			TH_LOG("a skip for another reason: %s", why);
+	}
+#if defined(__aarch64__)
+	EXPECT_EQ(NULL, strstr(out, "\npctr "));
+	EXPECT_EQ(NULL, strstr(out, "\nperfmon "));
+#endif
+}
+
 TEST_HARNESS_MAIN

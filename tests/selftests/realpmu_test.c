@@ -14,7 +14,7 @@
  * K SIGEMTs over K periods of the loop, each at a pc inside the loop (the
  * cycle counter overflows exactly under QEMU; user cycles are user
  * instructions under -icount shift=0).  uprofile names the hot function of
- * a program.
+ * a program (pfm(7) PC profiling on real cycle samples).
  *
  * Every test skips, with the reason, when the test PMU is loaded or there
  * is no hardware PMU; the exact ones when there is no instructions event
@@ -33,12 +33,27 @@
 #define N		1000000UL	/* the loop's iterations: 2N instructions */
 #define USR		CPC_COUNT_USER
 
+/*
+ * Tries of each pair of counts (N and 2N iterations).  A timer interrupt
+ * that lands in the loop can, under QEMU, count one instruction twice (an
+ * instruction restarted after the exception): perf's own counts show it as
+ * readily as the legacy ones, one pair in tens.  A pair counts when one of
+ * these tries gives exactly 2N.
+ */
+#define TRIES		3
+
 /* perf's difference between 2N and N iterations (2N when exact). */
 static uint64_t perf_diff(void)
 {
-	uint64_t a = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, N);
-	uint64_t b = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, 2 * N);
+	uint64_t a, b;
+	int i;
 
+	for (i = 0; i < TRIES; i++) {
+		a = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, N);
+		b = rp_perf_loop(PERF_COUNT_HW_INSTRUCTIONS, 2 * N);
+		if (b - a == 2 * N)
+			break;
+	}
 	return b - a;
 }
 
@@ -122,17 +137,21 @@ TEST(libcpc_thread_binding_counts_exactly)
 {
 	uint64_t a, b, p;
 	cpc_t *cpc;
-	int err;
+	int err, i;
 
 	NEED_REAL_PMU();
 	NEED_EXACT_INSNS();
 	OPEN_CPC(cpc);
-	a = cpc_loop(cpc, -1, N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
-	b = cpc_loop(cpc, -1, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+	for (i = 0; i < TRIES; i++) {
+		a = cpc_loop(cpc, -1, N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		b = cpc_loop(cpc, -1, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("libcpc: %llu, %llu; perf's difference %llu", (unsigned long long)a,
+	TH_LOG("libcpc (try %d): %llu, %llu; perf's difference %llu", i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
@@ -144,7 +163,7 @@ TEST(libcpc_cpu_binding_counts_exactly)
 {
 	uint64_t a, b, p;
 	cpc_t *cpc;
-	int err, cpu;
+	int err, cpu, i;
 
 	NEED_REAL_PMU();
 	NEED_EXACT_INSNS();
@@ -152,12 +171,16 @@ TEST(libcpc_cpu_binding_counts_exactly)
 	ASSERT_LE(0, cpu);
 	ASSERT_EQ(0, pin_to_cpu(cpu));
 	OPEN_CPC(cpc);
-	a = cpc_loop(cpc, cpu, N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
-	b = cpc_loop(cpc, cpu, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+	for (i = 0; i < TRIES; i++) {
+		a = cpc_loop(cpc, cpu, N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		b = cpc_loop(cpc, cpu, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("cpc_bind_cpu: %llu, %llu; perf's difference %llu", (unsigned long long)a,
+	TH_LOG("cpc_bind_cpu (try %d): %llu, %llu; perf's difference %llu", i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
@@ -256,19 +279,23 @@ TEST(libpctx_binding_counts_a_child_exactly)
 {
 	uint64_t a, b, p;
 	cpc_t *cpc;
-	int err;
+	int err, i;
 
 	NEED_REAL_PMU();
 	NEED_EXACT_INSNS();
 	/* The child's fixed cost must not vary with the stack's placement. */
 	personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
 	OPEN_CPC(cpc);
-	a = pctx_loop(cpc, N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
-	b = pctx_loop(cpc, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+	for (i = 0; i < TRIES; i++) {
+		a = pctx_loop(cpc, N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		b = pctx_loop(cpc, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s %s", strerror(err), cpc_msg);
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("libpctx: %llu, %llu; perf's difference %llu", (unsigned long long)a,
+	TH_LOG("libpctx (try %d): %llu, %llu; perf's difference %llu", i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
@@ -327,16 +354,20 @@ static uint64_t pf_loop(int mode, unsigned long n, int *err)
 static void pf_exact(struct __test_metadata *_metadata, int mode, const char *name)
 {
 	uint64_t a, b, p;
-	int err;
+	int err, i;
 
-	a = pf_loop(mode, N, &err);
-	if (err == ENOENT || err == ENXIO || err == ENODEV)
-		SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
-	ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
-	b = pf_loop(mode, 2 * N, &err);
-	ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
+	for (i = 0; i < TRIES; i++) {
+		a = pf_loop(mode, N, &err);
+		if (err == ENOENT || err == ENXIO || err == ENODEV)
+			SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
+		ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
+		b = pf_loop(mode, 2 * N, &err);
+		ASSERT_EQ(0, err) TH_LOG("%s: %s", name, strerror(err));
+		if (b - a == 2 * N)
+			break;
+	}
 	p = perf_diff();
-	TH_LOG("pfcntr %s: %llu, %llu; perf's difference %llu", name, (unsigned long long)a,
+	TH_LOG("pfcntr %s (try %d): %llu, %llu; perf's difference %llu", name, i + 1, (unsigned long long)a,
 	       (unsigned long long)b, (unsigned long long)p);
 	EXPECT_NE(0ULL, a) TH_LOG("silent zero");
 	EXPECT_EQ(2 * N, p);
@@ -433,6 +464,147 @@ TEST(libcpc_overflow_on_cycles_is_exact)
 		TH_LOG("samples outside the loop [%p, %p)", (void *)rp_loop, (void *)rp_loop_end);
 	cpc_set_destroy(cpc, ovf.set);
 	cpc_close(cpc);
+}
+
+/* ---- pfm(7) PC profiling of the loop on cycles ------------------------- */
+
+#define PROF_K		8
+#define PROF_RATE	65536UL		/* EV5 counter 0's low rate */
+
+/*
+ * /dev/pfcntr PC profiling (pfm(7)): EV5 counter 0 counting cycles in user
+ * mode, a sample every 65536, the loop's text as the one range (stride 0:
+ * one bucket).  K periods of loop give exactly K ticks, all K in the loop's
+ * bucket (the cycle counter overflows exactly; user cycles are user
+ * instructions under -icount shift=0).
+ */
+TEST(pfcntr_pc_profile_of_cycles_is_exact)
+{
+	struct pfcntrs_ev5 c[1], *cp = c;
+	long items = PFM_COUNTERS | PFM_PROFILING, size = 0;
+	long ctx = PF5_CTXT_THIS_PROC | PF5_CTXT_NO_KERNEL, freq = PF5_C0_INT_EVERY_65536;
+	long mux = PF5_MUX0_CYCLES;
+	uint64_t img = pf_img5(PF5_SEL_COUNTER_0);
+	addr_range_t r;
+	uint32_t bucket = 0;
+	int fd;
+
+	NEED_REAL_PMU();
+	if (!rp_cycles_are_insns())
+		SKIP(return, "user cycles equal user instructions only under QEMU's "
+		     "-icount shift=0 with one CPU: the expected sample count is not known");
+	ASSERT_EQ(0, pin_to_cpu(sched_getcpu()));
+	fd = pf_open(PCNTOPENONE);
+	if (fd == -ENOENT || fd == -ENXIO || fd == -ENODEV)
+		SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(-fd));
+	memset(&r, 0, sizeof(r));
+	r.start = (unsigned long)rp_loop;
+	r.end = (unsigned long)rp_loop_end;
+	r.stride = 0;
+	ASSERT_EQ(0, ioctl(fd, PCNTSETITEMS, &items)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTSETURANGE, &r)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5CTXTS, &ctx)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5FREQ, &freq)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5MUX, &mux)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTCLEARCNT)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNT5RESTART, &img)) TH_LOG("%s", strerror(errno));
+	rp_loop(PROF_K * PROF_RATE / 2);
+	ASSERT_EQ(0, ioctl(fd, PCNT5DISABLE, &img)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTRDISABLE)) TH_LOG("%s", strerror(errno));
+	memset(c, 0, sizeof(c));
+	ASSERT_EQ(0, ioctl(fd, PCNT5GETCNT, &cp)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PCNTGETRSIZE, &size)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(4, size);
+	ASSERT_EQ(4, pread(fd, &bucket, sizeof(bucket), 0)) TH_LOG("%s", strerror(errno));
+	TH_LOG("%llu ticks, %u samples in the loop, over %d periods of %lu cycles",
+	       (unsigned long long)c[0].pf_cntr0, bucket, PROF_K, PROF_RATE);
+	EXPECT_EQ((unsigned long long)PROF_K, (unsigned long long)c[0].pf_cntr0);
+	EXPECT_EQ((uint32_t)PROF_K, bucket);
+	close(fd);
+}
+
+/* ---- uprofile: the hot function of a program ---------------------------- */
+
+#define UPROFILE	"/usr/bin/uprofile"
+#define HOT		"/pmcompat/tests/uprofile-hot-example"
+#define HOT_ADDRS	"/tmp/realpmu-hot.addrs"
+
+/*
+ * uprofile(1) profiles uprofile-hot-example (hot_a runs three times as
+ * long as hot_b, hot_lib in its library less) with real cycle samples
+ * (pfm(7) PC profiling): the first function of its profile is hot_a.
+ */
+TEST(uprofile_names_the_hot_function)
+{
+	char out[8192], cpu[16], *row, *name;
+	int pipefd[2], hotpid = 0, i, st;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+	FILE *f;
+
+	NEED_REAL_PMU();
+	if (access(UPROFILE, X_OK) || access(HOT, X_OK))
+		SKIP(return, "%s or %s is not installed", UPROFILE, HOT);
+	if (access("/dev/pfcntr", F_OK))
+		SKIP(return, "/dev/pfcntr absent: pmcompat is not loaded");
+	unlink(HOT_ADDRS);
+	snprintf(cpu, sizeof(cpu), "%d", count_online_cpus() - 1);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execl(UPROFILE, "uprofile", HOT, cpu, HOT_ADDRS, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* The program writes its pid once it runs; let it run for 2 s. */
+	for (i = 0; i < 200 && !hotpid; i++) {
+		usleep(50000);
+		f = fopen(HOT_ADDRS, "re");
+		if (f) {
+			char line[128];
+
+			while (fgets(line, sizeof(line), f))
+				sscanf(line, "pid %d", &hotpid);
+			fclose(f);
+		}
+	}
+	ASSERT_LT(0, hotpid) TH_LOG("the profiled program did not start");
+	sleep(2);
+	kill(hotpid, SIGUSR1);
+	while (n < sizeof(out) - 1 && (r = read(pipefd[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += r;
+	out[n] = 0;
+	close(pipefd[0]);
+	waitpid(pid, &st, 0);
+	TH_LOG("%s", out);
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	/*
+	 * The first named row after the header's "samples" line is hot_a (not
+	 * "(outside the profiled text)": the library's hot_lib, which without
+	 * -icount takes more of QEMU's time than its instructions' share).
+	 */
+	row = strstr(out, "samples\n");
+	ASSERT_NE(NULL, row);
+	row += 8;
+	name = NULL;
+	while (*row && !name) {
+		char *nl = row + strcspn(row, "\n");
+		int last = !*nl;
+
+		*nl = 0;
+		name = strrchr(row, ' ');
+		if (name && (!strncmp(name + 1, "text)", 5) ||
+			     strstr(row, "(outside") || strstr(row, "(unknown")))
+			name = NULL;
+		row = last ? nl : nl + 1;
+	}
+	ASSERT_NE(NULL, name);
+	EXPECT_STREQ("hot_a", name + 1);
 }
 
 TEST_HARNESS_MAIN

@@ -15,12 +15,15 @@
  *    it ("arm_ac57" for Cortex-A57: CPU_CYCLES, INST_RETIRED, ...), as
  *    their event numbers;
  *  - raw event numbers, 0 to 0xffff;
+ * a common event (0x00 to 0x3f) that the PMU says it does not implement
+ * (PMCEID0, through the driver's sysfs events) is neither listed nor taken;
  *  - Linux software events (sw_*).
  * ARMv8 events have no unit or counter masks: the only attribute is
  * "picnum".  The processor is named by MIDR_EL1 (implementer, part,
  * variant, revision), as the kernel shows it.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -43,7 +46,7 @@ struct arm_generic {
 	const char *name;
 	int type;			/* PERF_TYPE_*, or -1: by pfm[] */
 	uint64_t config;
-	const char *pfm[2];		/* Arm common events, libpfm4's names */
+	const char *pfm[3];		/* Arm common events, libpfm4's names */
 };
 
 #define HW(n, c)	{ n, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c, { NULL } }
@@ -71,15 +74,16 @@ static const struct arm_generic arm_generic_events[] = {
 	HWC("PAPI_tlb_im", ITLB, READ, MISS),		/* L1I_TLB_REFILL 0x02 */
 	PFM("PAPI_br_ins", "BR_RETIRED"),		/* 0x21 */
 	PFM("PAPI_br_cn", "BR_COND_RETIRED"),
-	PFM("PAPI_l2_dca", "L2D_CACHE"),		/* 0x16 */
-	PFM("PAPI_l2_tca", "L2D_CACHE"),
+	PFM("PAPI_l2_dca", "L2D_CACHE", "L2D_CACHE_ACCESS"),	/* 0x16 */
+	PFM("PAPI_l2_tca", "L2D_CACHE", "L2D_CACHE_ACCESS"),
 	PFM("PAPI_l2_dcm", "L2D_CACHE_REFILL"),		/* 0x17 */
 	PFM("PAPI_l2_tcm", "L2D_CACHE_REFILL"),
-	PFM("PAPI_l2_dcw", "L2D_CACHE_WR"),
-	PFM("PAPI_l2_dcr", "L2D_CACHE_RD"),
-	PFM("PAPI_ld_ins", "LD_RETIRED", "LD_SPEC"),	/* 0x06, 0x70 */
-	PFM("PAPI_sr_ins", "ST_RETIRED", "ST_SPEC"),	/* 0x07, 0x71 */
-	PFM("PAPI_hw_int", "EXC_IRQ"),			/* 0x86 */
+	PFM("PAPI_l2_dcw", "L2D_CACHE_WR", "L2D_WRITE_ACCESS"),	/* 0x51 */
+	PFM("PAPI_l2_dcr", "L2D_CACHE_RD", "L2D_READ_ACCESS"),	/* 0x50 */
+	/* retired where the processor has it, else speculatively executed */
+	PFM("PAPI_ld_ins", "LD_RETIRED", "LD_SPEC", "INST_SPEC_EXEC_LOAD"), /* 0x06, 0x70 */
+	PFM("PAPI_sr_ins", "ST_RETIRED", "ST_SPEC", "INST_SPEC_EXEC_STORE"), /* 0x07, 0x71 */
+	PFM("PAPI_hw_int", "EXC_IRQ", "EXCEPTION_IRQ"),	/* 0x86 */
 	PFM("PAPI_l3_tca", "L3D_CACHE"),		/* 0x2b */
 	PFM("PAPI_l3_tcm", "L3D_CACHE_REFILL"),		/* 0x2a */
 };
@@ -267,6 +271,65 @@ const char *cpcev_attr_list(const struct cpcev_cpu *cpu)
 	return "picnum";
 }
 
+/* ---- the common events the PMU implements -------------------------------- */
+
+/*
+ * The driver takes any raw event number, and one the processor does not
+ * implement counts nothing.  For the common events (0x00 to 0x3f) it says
+ * which exist: its sysfs events directory shows those that PMCEID0_EL0
+ * has.  Such an event that is absent is not offered (never a silent 0).
+ * Implementation-defined events (0x40 and up) have no such register.
+ */
+#define ARM_COMMON_EVENTS	0x40
+#define PMU_DIR			"/sys/bus/event_source/devices"
+
+static pthread_once_t pmceid_once = PTHREAD_ONCE_INIT;
+static uint64_t pmceid;		/* bit e: common event e is implemented */
+static int pmceid_known;	/* an ARMv8 PMU's events directory was read */
+
+static void pmceid_read(void)
+{
+	DIR *d = opendir(PMU_DIR), *ev;
+	struct dirent *de, *e;
+	char path[640], buf[64];
+	unsigned int code;
+	FILE *f;
+
+	while (d && (de = readdir(d))) {
+		/* armv8_pmuv3, armv8_cortex_a57, ...: every core PMU (big.LITTLE) */
+		if (strncmp(de->d_name, "armv8", 5))
+			continue;
+		snprintf(path, sizeof(path), PMU_DIR "/%s/events", de->d_name);
+		ev = opendir(path);
+		if (!ev)
+			continue;
+		pmceid_known = 1;
+		while ((e = readdir(ev))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), PMU_DIR "/%s/events/%s", de->d_name,
+				 e->d_name);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			if (fgets(buf, sizeof(buf), f) && sscanf(buf, "event=%x", &code) == 1 &&
+			    code < ARM_COMMON_EVENTS)
+				pmceid |= 1ULL << code;
+			fclose(f);
+		}
+		closedir(ev);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* 0 if event number code is a common event the PMU says it lacks. */
+static int implemented(uint64_t code)
+{
+	pthread_once(&pmceid_once, pmceid_read);
+	return code >= ARM_COMMON_EVENTS || !pmceid_known || (pmceid >> code) & 1;
+}
+
 /* ---- libpfm4 ------------------------------------------------------------- */
 
 /* name's event number in the model's libpfm4 table: 1 and *config, else 0. */
@@ -292,7 +355,7 @@ static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
 		return 0;
 	/* An event number, nothing else: what the armv8 PMU takes. */
 	if (attr.type != PERF_TYPE_RAW || attr.config > ARM_EVENT_MAX ||
-	    attr.config1 || attr.config2)
+	    attr.config1 || attr.config2 || !implemented(attr.config))
 		return 0;
 	*config = attr.config;
 	return 1;
@@ -384,7 +447,8 @@ int cpcev_known(const struct cpcev_cpu *cpu, const char *event)
 
 	if (find_named(cpu, event, NULL) || pfm_lookup(cpu, event, &config))
 		return 1;
-	ok = cpcev_parse_code(event, &code) && code >= 0 && code <= ARM_EVENT_MAX;
+	ok = cpcev_parse_code(event, &code) && code >= 0 && code <= ARM_EVENT_MAX &&
+	     implemented((uint64_t)code);
 	errno = saved;
 	return ok;
 }
@@ -411,7 +475,7 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 	}
 	ok = cpcev_parse_code(event, &code);
 	errno = saved;
-	if (!ok || code < 0 || code > ARM_EVENT_MAX)
+	if (!ok || code < 0 || code > ARM_EVENT_MAX || !implemented((uint64_t)code))
 		return CPC_INVALID_EVENT;
 	out->type = PERF_TYPE_RAW;
 	out->config = (uint64_t)code;

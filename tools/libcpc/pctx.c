@@ -38,6 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
+#if defined(__aarch64__)
+#include <elf.h>		/* NT_ARM_SYSTEM_CALL */
+#endif
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -382,6 +386,14 @@ static long exit_syscall(pid_t tid)
 #else
 	return (long)regs.orig_eax;
 #endif
+#elif defined(__aarch64__)
+	/* arm64: the system call number the kernel keeps (syscallno) */
+	int nr;
+	struct iovec iov = { &nr, sizeof(nr) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_SYSTEM_CALL, &iov) < 0)
+		return -1;
+	return nr;
 #else
 	(void)tid;
 	return -1;

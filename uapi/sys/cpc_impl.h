@@ -82,7 +82,7 @@ typedef struct {
 struct pmc_cpc_request {
 	__u32 type;		/* PERF_TYPE_RAW, _HARDWARE, _HW_CACHE, _SOFTWARE */
 	__u32 flags;		/* CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_OVF_NOTIFY_EMT */
-	__u64 config;		/* perf config (for RAW: an x86 event-select image) */
+	__u64 config;		/* perf config (RAW: x86 event-select image, arm64 event number) */
 	__u64 preset;		/* starting value */
 	__u32 index;		/* request index, 0..nreqs-1, each once */
 	__u32 reserved;
@@ -117,7 +117,7 @@ struct pmc_cpc_sample {
 	__u32 reserved;
 	__u64 vals;		/* user pointer: one __u64 per request, index order */
 	__u64 hrtime;		/* out: CLOCK_MONOTONIC, ns */
-	__u64 tick;		/* out: TSC cycles since the binding was made */
+	__u64 tick;		/* out: timestamp cycles (x86 TSC, arm64 CNTVCT) since the bind */
 };
 
 /* Preset one request of a binding; takes effect at the next restart. */

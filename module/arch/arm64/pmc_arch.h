@@ -87,4 +87,11 @@ static inline unsigned int pmc_arch_counters(void)
  */
 #define PMC_ARCH_STORES_IN_ORDER	0
 
+/*
+ * The arm_pmu driver takes the counter interrupt as an NMI only where the
+ * kernel has pseudo-NMIs (GICv3 priority masking, irqchip.gicv3_pseudo_nmi=1);
+ * else it is an ordinary interrupt, taken only where interrupts are on.
+ */
+#define PMC_ARCH_PMI_ALWAYS_NMI		0
+
 #endif /* PMC_ARCH_H */

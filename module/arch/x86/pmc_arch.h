@@ -79,4 +79,7 @@ static inline void pmc_desc_from_evtsel(struct pmc_event_desc *desc, u32 sel)
  */
 #define PMC_ARCH_STORES_IN_ORDER	1
 
+/* perf's x86 drivers take the counter interrupt as an NMI. */
+#define PMC_ARCH_PMI_ALWAYS_NMI		1
+
 #endif /* PMC_ARCH_H */
