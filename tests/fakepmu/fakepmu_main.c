@@ -90,27 +90,11 @@
 #include <asm/segment.h>
 
 #include "pmc_config.h"
-#include "inject_parse.h"
-
-#define FAKEPMU_MAX_COUNTERS	32
-#define FAKEPMU_FIXED		32	/* index of fixed counter 0, as on Intel */
-#define FAKEPMU_NFIXED		3
-#define FAKEPMU_NSLOTS		(FAKEPMU_FIXED + FAKEPMU_NFIXED)
-#define FAKEPMU_WIDTH		48
-#define FAKEPMU_MASK		((1ULL << FAKEPMU_WIDTH) - 1)
-#define FAKEPMU_MAX_PERIOD	((1ULL << (FAKEPMU_WIDTH - 1)) - 1)
-
-/* PERFEVTSEL fields a raw config may carry: event, umask, edge, inv, cmask. */
-#define FAKEPMU_RAW_MASK	0xff84ffffULL
-/* AMD PERF_CTL: the same plus event select bits 11:8 in bits 35:32. */
-#define FAKEPMU_AMD_RAW_MASK	0xfff84ffffULL
+#include "fakepmu.h"
 
 /* The general-purpose counter L1D_PEND_MISS.PENDING is constrained to. */
 #define FAKEPMU_PEND_MISS	0x0148
 #define FAKEPMU_PEND_MISS_CTR	2
-
-/* How long the target CPU waits for its own NMI. */
-#define FAKEPMU_NMI_WAIT_US	1000000
 
 static int ncounters = -1;
 module_param(ncounters, int, 0444);
@@ -136,25 +120,18 @@ struct fakepmu {
 static struct fakepmu fakepmu_pmus[2];
 static unsigned int fakepmu_npmus;
 
-struct fakepmu_cpu {
-	struct fakepmu *owner;
-	struct perf_event *slot[FAKEPMU_NSLOTS];
-	u64 hw[FAKEPMU_NSLOTS];		/* the 48-bit counter registers */
-	int nmi_pending;		/* this CPU raised an NMI for an injection */
-};
+DEFINE_PER_CPU(struct fakepmu_cpu, fakepmu_cpus);
 
-static DEFINE_PER_CPU(struct fakepmu_cpu, fakepmu_cpus);
-
-static bool fakepmu_amd;
-static atomic_t fakepmu_nmi_overflows = ATOMIC_INIT(0);
+bool fakepmu_amd;
+atomic_t fakepmu_nmi_overflows = ATOMIC_INIT(0);
 static atomic_t fakepmu_events_made = ATOMIC_INIT(0);
 /* Tests write n: the next n events of this PMU fail to be made (EBUSY). */
 static atomic_t fakepmu_fail_inits = ATOMIC_INIT(0);
 static atomic_t fakepmu_adds = ATOMIC_INIT(0);
 
-static int (*fakepmu_overflow)(struct perf_event *event,
-			       struct perf_sample_data *data,
-			       struct pt_regs *regs);
+int (*fakepmu_overflow)(struct perf_event *event,
+			struct perf_sample_data *data,
+			struct pt_regs *regs);
 
 static struct fakepmu *to_fakepmu(struct pmu *pmu)
 {
@@ -317,8 +294,7 @@ static const int (*fakepmu_cache_events)[C(OP_MAX)][C(RESULT_MAX)] = fakepmu_int
 
 #undef C
 
-static const u16 *fakepmu_hw_events = fakepmu_intel_hw_events;
-static u64 fakepmu_raw_mask = FAKEPMU_RAW_MASK;
+const u16 *fakepmu_hw_events = fakepmu_intel_hw_events;
 
 static void fakepmu_pick_vendor(void)
 {
@@ -326,7 +302,6 @@ static void fakepmu_pick_vendor(void)
 		      boot_cpu_data.x86_vendor == X86_VENDOR_HYGON;
 	if (!fakepmu_amd)
 		return;
-	fakepmu_raw_mask = FAKEPMU_AMD_RAW_MASK;
 	if (boot_cpu_data.x86 >= 0x17) {
 		fakepmu_hw_events = fakepmu_zen1_hw_events;
 		fakepmu_cache_events = fakepmu_zen1_cache_events;
@@ -357,7 +332,7 @@ static int fakepmu_cache_code(u64 config, u64 *code)
 }
 
 /* The inject file's name for a config: umask << 8 | event | evsel[11:8] << 16. */
-static u32 fakepmu_inject_code(u64 config)
+u32 fakepmu_inject_code(u64 config)
 {
 	return (config & 0xffff) | (((config >> 32) & 0xf) << 16);
 }
@@ -380,9 +355,9 @@ static int fakepmu_event_init(struct perf_event *event)
 		return -ENOENT;
 
 	if (attr->type == event->pmu->type) {
-		if (attr->config & ~fakepmu_raw_mask)
-			return -EINVAL;
-		code = attr->config;
+		ret = fakepmu_raw_code(attr->config, &code);
+		if (ret)
+			return ret;
 	} else if (attr->type == PERF_TYPE_HARDWARE) {
 		/* perf core has stripped an extended type from bits 63:32. */
 		if (attr->config >= PERF_COUNT_HW_MAX)
@@ -398,8 +373,14 @@ static int fakepmu_event_init(struct perf_event *event)
 
 	if (attr->precise_ip || has_branch_stack(event))
 		return -EOPNOTSUPP;
+	ret = fakepmu_period_init(event, code);
+	if (ret)
+		return ret;
 	if (atomic_dec_if_positive(&fakepmu_fail_inits) >= 0)
 		return -EBUSY;
+	ret = fakepmu_reserve(event);
+	if (ret)
+		return ret;
 
 	hwc->config = code;
 	hwc->idx = -1;
@@ -413,24 +394,12 @@ static int fakepmu_event_init(struct perf_event *event)
 	return 0;
 }
 
-/* Fold the counter register into the 64-bit perf count. */
-static void fakepmu_update(struct fakepmu_cpu *fc, struct perf_event *event)
-{
-	struct hw_perf_event *hwc = &event->hw;
-	u64 now = fc->hw[hwc->idx];
-	u64 prev = local64_xchg(&hwc->prev_count, now);
-	u64 delta = (now - prev) & FAKEPMU_MASK;
-
-	local64_add(delta, &event->count);
-	local64_sub(delta, &hwc->period_left);
-}
-
 /*
  * Program the counter to wrap after what is left of the period (at most
  * FAKEPMU_MAX_PERIOD at a time).  Returns true when a new period began, i.e.
  * when the previous one has fully elapsed.
  */
-static bool fakepmu_set_period(struct fakepmu_cpu *fc, struct perf_event *event)
+bool fakepmu_set_period(struct fakepmu_cpu *fc, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	s64 left = local64_read(&hwc->period_left);
@@ -450,33 +419,47 @@ static bool fakepmu_set_period(struct fakepmu_cpu *fc, struct perf_event *event)
 	}
 	if (left > FAKEPMU_MAX_PERIOD)
 		left = FAKEPMU_MAX_PERIOD;
+	/* x86's limit_period: a frequency event's period is raised to it. */
+	left = max(left, fakepmu_limit_period(event));
 
+	/* Not running (add, start) or in the NMI: nothing races these. */
 	local64_set(&hwc->prev_count, (u64)-left);
-	fc->hw[hwc->idx] = (u64)-left & FAKEPMU_MASK;
+	WRITE_ONCE(fc->hw[hwc->idx], (u64)-left & FAKEPMU_MASK);
 	perf_event_update_userpage(event);
 	return elapsed;
 }
 
 static void fakepmu_start(struct perf_event *event, int flags)
 {
+	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
 	struct hw_perf_event *hwc = &event->hw;
 
 	if (WARN_ON_ONCE(!(hwc->state & PERF_HES_STOPPED)))
 		return;
 	if (flags & PERF_EF_RELOAD) {
 		WARN_ON_ONCE(!(hwc->state & PERF_HES_UPTODATE));
-		fakepmu_set_period(this_cpu_ptr(&fakepmu_cpus), event);
+		fakepmu_set_period(fc, event);
 	}
 	hwc->state = 0;
+	/*
+	 * The injection NMI counts from here on (x86_pmu_start() sets
+	 * active_mask last too).  set_bit() is atomic and, being a locked
+	 * instruction with a "memory" clobber, orders the counter's
+	 * programming before it for the NMI on this CPU.
+	 */
+	set_bit(hwc->idx, fc->active);
 }
 
-static void fakepmu_stop(struct perf_event *event, int flags)
+void fakepmu_stop(struct perf_event *event, int flags)
 {
+	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
 	struct hw_perf_event *hwc = &event->hw;
 
+	/* The NMI leaves the counter alone from here on (atomic: it may clear bits too). */
+	test_and_clear_bit(hwc->idx, fc->active);
 	hwc->state |= PERF_HES_STOPPED;
 	if ((flags & PERF_EF_UPDATE) && !(hwc->state & PERF_HES_UPTODATE)) {
-		fakepmu_update(this_cpu_ptr(&fakepmu_cpus), event);
+		fakepmu_update(fc, event);
 		hwc->state |= PERF_HES_UPTODATE;
 	}
 }
@@ -534,7 +517,8 @@ static int fakepmu_add(struct perf_event *event, int flags)
 	if (idx < 0)
 		return idx;
 
-	fc->slot[idx] = event;
+	/* Before pmu::start sets the active bit the NMI looks at. */
+	WRITE_ONCE(fc->slot[idx], event);
 	hwc->idx = idx;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
@@ -549,7 +533,8 @@ static void fakepmu_del(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	fakepmu_stop(event, PERF_EF_UPDATE);
-	fc->slot[hwc->idx] = NULL;
+	/* The active bit is clear: the NMI no longer looks at the slot. */
+	WRITE_ONCE(fc->slot[hwc->idx], NULL);
 	hwc->idx = -1;
 	perf_event_update_userpage(event);
 }
@@ -641,154 +626,6 @@ static void fakepmu_setup(struct fakepmu *fp, const char *name, int type,
 #endif
 }
 
-/* ---- injection ---------------------------------------------------------- */
-
-static DEFINE_MUTEX(fakepmu_inject_lock);
-static struct fakepmu_inject fakepmu_req;	/* under fakepmu_inject_lock */
-
-static bool fakepmu_admits(struct perf_event *event, const struct fakepmu_inject *req)
-{
-	if (fakepmu_inject_code(event->hw.config) != req->event)
-		return false;
-	return req->kernel ? !event->attr.exclude_kernel : !event->attr.exclude_user;
-}
-
-/* Advance one running counter by count, taking every wrap as a PMI. */
-static void fakepmu_advance(struct fakepmu_cpu *fc, struct perf_event *event,
-			    u64 count, struct pt_regs *regs)
-{
-	struct hw_perf_event *hwc = &event->hw;
-	struct perf_sample_data data;
-
-	while (count && !(hwc->state & PERF_HES_STOPPED)) {
-		u64 to_wrap = (1ULL << FAKEPMU_WIDTH) - fc->hw[hwc->idx];
-		u64 step = min(count, to_wrap);
-
-		fc->hw[hwc->idx] = (fc->hw[hwc->idx] + step) & FAKEPMU_MASK;
-		count -= step;
-		if (step < to_wrap)
-			break;
-
-		/* The counter wrapped: the PMI is being handled. */
-		fakepmu_update(fc, event);
-		if (!fakepmu_set_period(fc, event) || !is_sampling_event(event))
-			continue;
-		perf_sample_data_init(&data, 0, hwc->last_period);
-		if (in_nmi())
-			atomic_inc(&fakepmu_nmi_overflows);
-		if (fakepmu_overflow(event, &data, regs))
-			fakepmu_stop(event, 0);
-	}
-}
-
-/* The PMI: count what was injected on this CPU. */
-static void fakepmu_count(struct fakepmu_cpu *fc, const struct fakepmu_inject *req)
-{
-	/* The interrupted context's stack: a return address on top (caller=). */
-	unsigned long stack[2] = { (unsigned long)req->caller, 0 };
-	struct pt_regs regs = {};
-	unsigned int i;
-
-	regs.ip = req->ip;
-	regs.cs = req->ctx_kernel ? __KERNEL_CS : __USER_CS;
-	regs.ss = req->ctx_kernel ? __KERNEL_DS : __USER_DS;
-	regs.flags = X86_EFLAGS_IF | X86_EFLAGS_FIXED;
-	if (req->ctx_kernel && req->caller)
-		regs.sp = (unsigned long)stack;
-
-	for (i = 0; i < FAKEPMU_NSLOTS; i++) {
-		struct perf_event *event = fc->slot[i];
-
-		if (event && !(event->hw.state & PERF_HES_STOPPED) &&
-		    fakepmu_admits(event, req))
-			fakepmu_advance(fc, event, req->count, &regs);
-	}
-}
-
-/* NMI_LOCAL handler: claims only the NMIs this CPU raised for an injection. */
-static int fakepmu_nmi(unsigned int type, struct pt_regs *iregs)
-{
-	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
-
-	if (!READ_ONCE(fc->nmi_pending))
-		return NMI_DONE;
-	fakepmu_count(fc, &fakepmu_req);
-	/* Counting done before the waiting IPI sees the flag clear. */
-	smp_store_release(&fc->nmi_pending, 0);
-	return NMI_HANDLED;
-}
-
-/*
- * Runs on the target CPU, interrupts off: raise an NMI on this CPU and wait
- * for the handler to finish with the request.
- */
-static void fakepmu_raise_nmi(void *arg)
-{
-	struct fakepmu_cpu *fc = this_cpu_ptr(&fakepmu_cpus);
-	int *ret = arg;
-	unsigned int us;
-
-	/* tid=: only while that thread is the one this CPU runs. */
-	if (fakepmu_req.tid && current->pid != fakepmu_req.tid) {
-		*ret = -EAGAIN;
-		return;
-	}
-	WRITE_ONCE(fc->nmi_pending, 1);
-	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
-	for (us = 0; us < FAKEPMU_NMI_WAIT_US; us++) {
-		/* Pairs with the release in fakepmu_nmi(). */
-		if (!smp_load_acquire(&fc->nmi_pending))
-			return;
-		udelay(1);
-	}
-	if (xchg(&fc->nmi_pending, 0))
-		*ret = -ETIMEDOUT;
-}
-
-static ssize_t fakepmu_inject_write(struct file *file, const char __user *ubuf,
-				    size_t len, loff_t *ppos)
-{
-	char buf[FAKEPMU_INJECT_MAX_LEN];
-	struct fakepmu_inject req;
-	int ret;
-
-	if (len > sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	if (fakepmu_parse_inject(buf, len, &req))
-		return -EINVAL;
-	if (req.cpu >= nr_cpu_ids)
-		return -EINVAL;
-	/* Event select bits 11:8 exist only on AMD. */
-	if (!fakepmu_amd && req.event > 0xffff)
-		return -EINVAL;
-
-	cpus_read_lock();
-	if (!cpu_online(req.cpu)) {
-		ret = -ENODEV;
-		goto out_cpus;
-	}
-	mutex_lock(&fakepmu_inject_lock);
-	fakepmu_req = req;
-	ret = 0;
-	if (smp_call_function_single(req.cpu, fakepmu_raise_nmi, &ret, 1))
-		ret = -ENODEV;
-	mutex_unlock(&fakepmu_inject_lock);
-out_cpus:
-	cpus_read_unlock();
-	if (ret == -ETIMEDOUT)
-		pr_err("CPU %u took no NMI\n", req.cpu);
-	return ret ? ret : len;
-}
-
-static const struct file_operations fakepmu_inject_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.write	= fakepmu_inject_write,
-	.llseek	= noop_llseek,
-};
-
 struct fakepmu_snap {
 	unsigned int n;
 	const char *pmu;
@@ -812,7 +649,7 @@ static void fakepmu_snapshot(void *arg)
 
 		if (!event)
 			continue;
-		if (!(event->hw.state & PERF_HES_STOPPED))
+		if (test_bit(i, fc->active))
 			fakepmu_update(fc, event);
 		s->c[s->n].slot = i;
 		s->c[s->n].config = event->hw.config;
@@ -969,12 +806,16 @@ static int __init fakepmu_init(void)
 		return ret;
 	}
 
-	ret = register_nmi_handler(NMI_LOCAL, fakepmu_nmi, 0, "fakepmu");
-	if (ret)
+	fakepmu_dir = debugfs_create_dir("fakepmu", NULL);
+	ret = fakepmu_nmi_init(fakepmu_dir);
+	if (ret) {
+		debugfs_remove_recursive(fakepmu_dir);
 		return ret;
+	}
 	for (i = 0; i < fakepmu_npmus; i++) {
 		struct fakepmu *fp = &fakepmu_pmus[i];
 
+		fp->pmu.check_period = fakepmu_check_period;
 		ret = perf_pmu_register(&fp->pmu, fp->name, fp->type);
 		if (ret)
 			goto fail;
@@ -986,13 +827,15 @@ static int __init fakepmu_init(void)
 		}
 	}
 
-	fakepmu_dir = debugfs_create_dir("fakepmu", NULL);
-	debugfs_create_file("inject", 0200, fakepmu_dir, NULL, &fakepmu_inject_fops);
 	debugfs_create_file("state", 0400, fakepmu_dir, NULL, &fakepmu_state_fops);
 	debugfs_create_atomic_t("nmi_overflows", 0400, fakepmu_dir, &fakepmu_nmi_overflows);
 	debugfs_create_atomic_t("events_made", 0400, fakepmu_dir, &fakepmu_events_made);
 	debugfs_create_atomic_t("fail_inits", 0600, fakepmu_dir, &fakepmu_fail_inits);
 	debugfs_create_atomic_t("adds", 0400, fakepmu_dir, &fakepmu_adds);
+	fakepmu_limits_debugfs(fakepmu_dir);
+	ret = fakepmu_budget_init(fakepmu_dir);
+	if (ret)
+		goto fail;
 	if (hybrid)
 		pr_info("test PMUs registered: cpu_core (type %d, CPUs %*pbl, %u counters), cpu_atom (type %d, CPUs %*pbl, %u counters), %d bits\n",
 			fakepmu_pmus[0].pmu.type, cpumask_pr_args(&fakepmu_pmus[0].cpus),
@@ -1006,16 +849,19 @@ static int __init fakepmu_init(void)
 	return 0;
 
 fail:
+	fakepmu_budget_exit();
+	debugfs_remove_recursive(fakepmu_dir);
 	fakepmu_unregister();
-	unregister_nmi_handler(NMI_LOCAL, "fakepmu");
+	fakepmu_nmi_exit();
 	return ret;
 }
 
 static void __exit fakepmu_exit(void)
 {
+	fakepmu_budget_exit();
 	debugfs_remove_recursive(fakepmu_dir);
 	fakepmu_unregister();
-	unregister_nmi_handler(NMI_LOCAL, "fakepmu");
+	fakepmu_nmi_exit();
 }
 
 module_init(fakepmu_init);

@@ -13,7 +13,10 @@
 
 #include "inject_parse.h"
 
-enum { KEY_CPU, KEY_EVENT, KEY_COUNT, KEY_MODE, KEY_IP, KEY_CTX, KEY_TID, KEY_CALLER, NKEYS };
+enum {
+	KEY_CPU, KEY_EVENT, KEY_COUNT, KEY_MODE, KEY_IP, KEY_CTX, KEY_TID, KEY_CALLER,
+	KEY_REPEAT, KEY_ASYNC, NKEYS
+};
 
 static const char *const key_names[NKEYS] = {
 	[KEY_CPU] = "cpu",
@@ -24,6 +27,8 @@ static const char *const key_names[NKEYS] = {
 	[KEY_CTX] = "ctx",
 	[KEY_TID] = "tid",
 	[KEY_CALLER] = "caller",
+	[KEY_REPEAT] = "repeat",
+	[KEY_ASYNC] = "async",
 };
 
 /* "user" (0) or "kernel" (1) in [s, e); -EINVAL otherwise. */
@@ -153,6 +158,16 @@ int fakepmu_parse_inject(const char *buf, size_t len, struct fakepmu_inject *out
 		case KEY_CALLER:
 			r.caller = v;
 			break;
+		case KEY_REPEAT:
+			if (!v || v > FAKEPMU_INJECT_MAX_REPEAT)
+				return -EINVAL;
+			r.repeat = (unsigned int)v;
+			break;
+		case KEY_ASYNC:
+			if (v > 1)
+				return -EINVAL;
+			r.async = (int)v;
+			break;
 		}
 	}
 
@@ -161,6 +176,8 @@ int fakepmu_parse_inject(const char *buf, size_t len, struct fakepmu_inject *out
 		return -EINVAL;
 	if (!(seen & (1u << KEY_CTX)))
 		r.ctx_kernel = r.kernel;
+	if (!(seen & (1u << KEY_REPEAT)))
+		r.repeat = 1;
 	*out = r;
 	return 0;
 }

@@ -27,17 +27,26 @@ struct fakepmu_inject {
 	int ctx_kernel;			/* interrupted context: ctx=, default mode */
 	int tid;			/* tid=: only if this thread runs there, 0 any */
 	unsigned long long caller;	/* caller=: return address on top of stack */
+	unsigned int repeat;		/* repeat=: that many NMIs, default 1 */
+	int async;			/* async=1: NMI from the writer's CPU */
 };
+
+/* The largest repeat=. */
+#define FAKEPMU_INJECT_MAX_REPEAT	100000
 
 /*
  * Parse "cpu=N event=0xXUUEE count=C [mode=user|kernel] [ctx=user|kernel]
- * [ip=0xADDR] [tid=T] [caller=0xADDR]".  mode= is what was counted; ctx= the
+ * [ip=0xADDR] [tid=T] [caller=0xADDR] [repeat=R] [async=0|1]".  mode= is what was counted; ctx= the
  * context the interrupt found (a different one models skid: a user-mode event
  * whose interrupt lands in the kernel), by default the same.  tid= makes the
  * injection conditional: it counts only if thread T is the one running on the
  * CPU (else the write fails with EAGAIN and nothing is counted).  caller=
  * puts a return address on top of the interrupted context's stack, as a call
- * into a frameless routine leaves it (kernel contexts only).
+ * into a frameless routine leaves it (kernel contexts only).  repeat= (1 to
+ * FAKEPMU_INJECT_MAX_REPEAT, default 1) does the injection that many times,
+ * each in its own NMI.  async=1 sends the NMI from the writing CPU, landing
+ * in whatever the target CPU runs; async=0 (the default) has the target
+ * raise it itself from a function call IPI.
  * Numbers are decimal or 0x-prefixed hex.  Keys may come in any order,
  * each at most once; cpu, event and count are required.  One trailing
  * newline is accepted.  Returns 0 or -EINVAL; *out is written only on

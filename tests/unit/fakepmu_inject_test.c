@@ -72,6 +72,31 @@ TEST(thread_and_caller)
 	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 caller=", &r));
 }
 
+/* repeat= (1 to FAKEPMU_INJECT_MAX_REPEAT, default 1) and async= (0 or 1, default 0). */
+TEST(repeat_and_async)
+{
+	struct fakepmu_inject r;
+
+	ASSERT_EQ(0, parse("cpu=1 event=0xc0 count=1", &r));
+	EXPECT_EQ(1U, r.repeat);
+	EXPECT_EQ(0, r.async);
+	ASSERT_EQ(0, parse("repeat=1000 cpu=1 async=1 event=0xc0 count=1", &r));
+	EXPECT_EQ(1000U, r.repeat);
+	EXPECT_EQ(1, r.async);
+	ASSERT_EQ(0, parse("cpu=1 event=0xc0 count=1 async=0 repeat=100000", &r));
+	EXPECT_EQ(100000U, r.repeat);
+	EXPECT_EQ(0, r.async);
+	memset(&r, 0xcc, sizeof(r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 repeat=0", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 repeat=100001", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 repeat=1 repeat=1", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 async=2", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 async=", &r));
+	EXPECT_EQ(-EINVAL, parse("cpu=1 event=0xc0 count=1 async=1 async=1", &r));
+	/* A refused command leaves the output alone. */
+	EXPECT_EQ(0xccccccccU, r.repeat);
+}
+
 TEST(full_64_bit_count)
 {
 	struct fakepmu_inject r;
