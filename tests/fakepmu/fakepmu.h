@@ -34,7 +34,7 @@ struct fakepmu;
  * after programming the counter, pmu::stop clears it before the final
  * update (both atomic bitops, as the NMI's own throttling stop clears bits
  * too), as x86's cpuc->active_mask does.  hw[] and hwc->prev_count are
- * updated as x86_perf_event_update() does: try_cmpxchg on prev_count, so
+ * updated as x86_perf_event_update() does: cmpxchg on prev_count, so
  * that a read interrupted by the NMI retries.
  */
 struct fakepmu_cpu {

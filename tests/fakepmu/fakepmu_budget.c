@@ -102,7 +102,8 @@ static DEFINE_PER_CPU(void *, fakepmu_ds_programmed);
 
 static void fakepmu_ds_program(void *arg)
 {
-	this_cpu_write(fakepmu_ds_programmed, arg ? this_cpu_read(fakepmu_ds) : NULL);
+	/* In a function call IPI: interrupts off. */
+	*this_cpu_ptr(&fakepmu_ds_programmed) = arg ? *this_cpu_ptr(&fakepmu_ds) : NULL;
 }
 
 static void fakepmu_flush(void *arg)

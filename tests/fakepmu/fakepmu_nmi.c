@@ -13,7 +13,7 @@
  * whatever the target runs, pmu::read/add/del/start/stop and perf's context
  * switch included.  That is safe because the handler touches only counters
  * whose bit is set in fakepmu_cpu::active and updates counts as
- * x86_perf_event_update() does (try_cmpxchg on prev_count).
+ * x86_perf_event_update() does (cmpxchg on prev_count).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,18 +39,19 @@
 /*
  * Fold the counter register into the 64-bit perf count.  The NMI may land
  * anywhere in here and move both hw[] and prev_count (a wrap reprograms the
- * counter): the try_cmpxchg then fails and the read is done again, so each
+ * counter): the cmpxchg then fails and the read is done again, so each
  * delta is added exactly once, by whoever moved prev_count past it.
  */
 void fakepmu_update(struct fakepmu_cpu *fc, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 prev = local64_read(&hwc->prev_count);
-	u64 now, delta;
+	u64 prev, now, delta;
 
+	/* local64_cmpxchg, as before 6.2's local64_try_cmpxchg (same meaning). */
 	do {
+		prev = local64_read(&hwc->prev_count);
 		now = READ_ONCE(fc->hw[hwc->idx]);
-	} while (!local64_try_cmpxchg(&hwc->prev_count, &prev, now));
+	} while (local64_cmpxchg(&hwc->prev_count, prev, now) != prev);
 
 	delta = (now - prev) & FAKEPMU_MASK;
 	local64_add(delta, &event->count);
