@@ -290,6 +290,36 @@ TEST(minimum_periods)
 }
 
 /*
+ * The limit applies whenever the counter is programmed, as in
+ * x86_perf_event_set_period(): a counter stopped and started again (here by
+ * disable/enable) with 1 left of its period runs for the limit.
+ */
+TEST(reprogrammed_counter_runs_at_least_the_limit)
+{
+	long lp = param("limit_period"), before;
+	int fd;
+
+	NEED_ONE_CPU_PMU();
+	ASSERT_LE(0, lp);
+	fd = open_sampling(EV_BRMISS, 1000, 0, 2);
+	ASSERT_LE(0, fd);
+	before = dbg("nmi_overflows");
+	ASSERT_EQ(0, inject(2, EV_BRMISS, 999));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, inject(2, EV_BRMISS, 1));
+	EXPECT_EQ(before + (lp > 1 ? 0 : 1), dbg("nmi_overflows"));
+	if (lp > 1) {
+		ASSERT_EQ(0, inject(2, EV_BRMISS, lp - 2));
+		EXPECT_EQ(before, dbg("nmi_overflows"));
+		ASSERT_EQ(0, inject(2, EV_BRMISS, 1));
+		EXPECT_EQ(before + 1, dbg("nmi_overflows"));
+	}
+	EXPECT_EQ(1000ULL + (lp > 1 ? lp - 1 : 0), read_count(fd));
+	close(fd);
+}
+
+/*
  * bts=1 (Intel): period 1 on branch instructions is BTS: EOPNOTSUPP with the
  * kernel counted; user-only counts but never calls the overflow handler;
  * PERF_EVENT_IOC_PERIOD to 1 is EINVAL.
