@@ -34,7 +34,7 @@
 /* AMD PERF_CTL: the same plus event select bits 11:8 in bits 35:32. */
 #define FAKEPMU_AMD_RAW_MASK	0xfff84ffffULL
 /* Intel's AnyThread (PERFEVTSEL bit 21). */
-#define FAKEPMU_ANY		(1ULL << 21)
+#define FAKEPMU_ANY		BIT_ULL(21)
 /* Event and umask of a config (INTEL_ARCH_EVENT_MASK). */
 #define FAKEPMU_EVENT_UMASK	0xffffULL
 /* INST_RETIRED.ALL (Haswell's erratum HSW11) and INST_RETIRED.ANY. */

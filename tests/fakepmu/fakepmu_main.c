@@ -3,28 +3,49 @@
  * fakepmu - a test-only CPU PMU for machines without a hardware PMU.
  *
  * Nothing counts by itself.  A test writes
- *   cpu=N event=0xXUUEE count=C [mode=user|kernel] [ip=0xADDR] [tid=T]
+ *   cpu=N event=0xXUUEE count=C [mode=user|kernel] [ctx=user|kernel]
+ *   [ip=0xADDR] [tid=T] [caller=0xADDR] [repeat=R] [async=0|1]
  * to /sys/kernel/debug/fakepmu/inject (all keys in inject_parse.h); CPU N
- * then advances every running
- * counter whose code matches and whose mode filter admits the mode by C, and
- * raises an overflow through perf_event_overflow() with the given ip for every
- * sampling period that elapses.  The write returns when all of that is done.
- * /sys/kernel/debug/fakepmu/state lists the counters in use, and
- * /sys/kernel/debug/fakepmu/nmi_overflows counts the overflows delivered from
- * NMI context, events_made the events perf made on the test PMU, and adds
- * the times perf put one on a counter (scheduled it in).  A test that writes
- * n to fail_inits makes the next n events of the test PMU fail to be made
- * (EBUSY, as a PMU whose shared resources are taken refuses them).
+ * then advances every running counter whose code matches and whose mode
+ * filter admits the mode by C, and raises an overflow through
+ * perf_event_overflow() with the given ip for every sampling period that
+ * elapses; repeat=R does that R times, each in an NMI of its own.  The write
+ * returns when all of that is done.
+ *
+ * Debugfs, /sys/kernel/debug/fakepmu/: state lists the counters in use
+ * (cpu, slot=N or slot=fixedN, the config the counter runs, mode filters,
+ * count, period); nmi_overflows counts the overflows delivered from NMI
+ * context, events_made the events perf made on the test PMU, adds the times
+ * perf put one on a counter, applied the counters injections advanced,
+ * nmi_in_kernel the injection NMIs that interrupted kernel code, raw_masked
+ * the raw configs whose stray bits were masked, reservations the hardware
+ * reservations made.  A test that writes n to fail_inits makes the next n
+ * events fail to be made (EBUSY, as a PMU whose shared resources are taken
+ * refuses them).
+ *
+ * Parameters (/sys/module/fakepmu/parameters/): ncounters, atom_ncounters,
+ * hybrid (below, here); strict_raw, limit_period, inst_limit_period, bts
+ * (fakepmu_limits.c); watchdog (fakepmu_budget.c).
  *
  * What it models, because code on top of perf meets it on real hardware:
  *
- * - Overflows arrive in an NMI, as x86's PMI does.  The target CPU sends
- *   itself an NMI (apic->send_IPI, exported) and an NMI_LOCAL handler that
- *   claims only the NMIs this module raised (a per-CPU pending flag) does the
- *   counting and the perf_event_overflow() calls, with in_nmi() true.  The
- *   NMI is raised from a function call IPI that spins, interrupts off, until
- *   the handler clears the flag: so the handler never races pmu::add/del on
- *   that CPU, takes no lock, and the write completes when the IPI returns.
+ * - Overflows arrive in an NMI, as x86's PMI does: an NMI_LOCAL handler that
+ *   claims only the NMIs raised for an injection (a per-CPU pending flag)
+ *   does the counting and the perf_event_overflow() calls, with in_nmi()
+ *   true.  By default (async=0) the target CPU sends the NMI to itself
+ *   (apic->send_IPI, exported) from a function call IPI that spins,
+ *   interrupts off, until it was handled.  async=1 sends it from the
+ *   writer's CPU, so that it lands in whatever the target runs, pmu::read
+ *   and the other PMU callbacks, perf's context switch and process-context
+ *   code included.  Counters are NMI-safe as x86's are: the handler touches
+ *   only counters whose active bit pmu::start set, and counts are folded
+ *   with a cmpxchg on prev_count (fakepmu_nmi.c).
+ *
+ * - Throttling: when perf_event_overflow() returns 1 (more than perf's
+ *   max_samples_per_tick in one tick) the counter stops, as x86_pmu_stop()
+ *   does, and counts nothing until perf's tick starts it again.  repeat=
+ *   reaches that rate: the repetitions run on the target with interrupts
+ *   off, so within one tick.
  *
  * - Intel layout (the default, any vendor but AMD and Hygon): ncounters
  *   general-purpose 48-bit counters (default 4) and three fixed counters.
@@ -37,8 +58,7 @@
  *   general-purpose counter 2 only, as on Sandy Bridge to Haswell, so two such
  *   pinned events cannot share a CPU.  perf's generic events use the
  *   architectural codes (and 0x0300 for reference cycles, as perf does on
- *   Intel), cache events Skylake's codes.  The state file names the counter:
- *   slot=N or slot=fixedN.
+ *   Intel), cache events Skylake's codes.
  *
  * - AMD layout, when the CPU is AMD or Hygon: six general-purpose 48-bit
  *   counters by default, no fixed counters, no constraints, raw configs in
@@ -49,9 +69,33 @@
  *   Zen 2 and Zen 4; those are not modelled).  The inject file names an AMD
  *   event select's bits 11:8 in event= bits 19:16.
  *
- * - Raw configs with any other bit set are refused with EINVAL.  Real x86
- *   drivers silently mask them off instead; refusing catches callers that
- *   pass control bits (USR, OS, INT, EN) in the config.
+ * - Raw configs with other bits set are masked to the layout's fields, as
+ *   x86_pmu_hw_config() does (Intel's AnyThread is kept for CAP_PERFMON,
+ *   EACCES otherwise).  strict_raw=1 refuses them with EINVAL instead, which
+ *   catches callers that pass control bits (USR, OS, INT, EN).
+ *
+ * - limit_period=N: no sampling period below N (Nehalem and Haswell: 32);
+ *   inst_limit_period=N: none below N for instructions retired (0x00c0,
+ *   0x01c0, the generic event; Haswell and Broadwell: 128).  Event init and
+ *   pmu::check_period (PERF_EVENT_IOC_PERIOD) refuse smaller fixed periods
+ *   with EINVAL, and whenever a counter is programmed what is left of its
+ *   period is raised to the limit, as x86_perf_event_set_period() does.
+ *
+ * - bts=1 (Intel layout): period 1 on branch instructions (0x00c4) is
+ *   Intel's BTS: EOPNOTSUPP unless the kernel is excluded; user-only it
+ *   counts but never calls the overflow handler; check_period(1) is EINVAL.
+ *
+ * - watchdog=1: a pinned CPU-cycles kernel counter with a 10 s period on
+ *   every online CPU, as the NMI watchdog makes, following CPU hotplug (a
+ *   cpuhp state of its own) and freed at unload: it takes fixed counter 1 in
+ *   the Intel layout, a general-purpose counter in the AMD one.  A pinned
+ *   event that finds no free counter then fails pmu::add with EAGAIN, and
+ *   perf puts it in error state, as on hardware.
+ *
+ * - The first event reserves the hardware and the last one's destroy
+ *   releases it, with the mutex, per-CPU allocations and calls on every CPU
+ *   of x86_reserve_hardware()/x86_release_hardware() and the DS buffers
+ *   (fakepmu_budget.c).
  *
  * - hybrid=1 registers two PMUs, like Alder Lake: "cpu_core" (type
  *   PERF_TYPE_RAW) on the first half of the CPUs online at load time (rounded
@@ -62,7 +106,7 @@
  *   one of its CPUs (pmu::filter, pmu::filter_match before 6.2), and takes
  *   PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE events carrying its type in
  *   config bits 63:32 (PERF_PMU_CAP_EXTENDED_HW_TYPE).  An injection counts on
- *   whichever PMU owns the CPU.
+ *   whichever PMU owns the CPU; the state file names it (pmu=).
  *
  * perf_event_overflow() is not exported to modules (every real PMU driver is
  * built in), so this test-only module resolves its address at load time by
@@ -73,7 +117,6 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -83,11 +126,7 @@
 #include <linux/perf_event.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
-#include <asm/apic.h>
-#include <asm/nmi.h>
 #include <asm/processor.h>
-#include <asm/segment.h>
 
 #include "pmc_config.h"
 #include "fakepmu.h"

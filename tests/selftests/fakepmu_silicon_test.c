@@ -485,9 +485,11 @@ static void *read_loop(void *arg)
  * a tight loop: the count is exactly the sum of what the injections applied.
  * A task counter (cpu_event 0) may be switched out when one lands: the
  * "applied" counter says whether it counted.  A pinned CPU counter
- * (cpu_event 1) always counts.
+ * (cpu_event 1) always counts; with a sampling period (period) the NMI also
+ * reprograms the counter under the reads (a period elapses every other
+ * injection or so), which a read that is not NMI-safe turns into garbage.
  */
-static void async_reads(struct __test_metadata *_metadata, int cpu_event)
+static void async_reads(struct __test_metadata *_metadata, int cpu_event, __u64 period)
 {
 	struct reader r = { .fd = -1 };
 	struct timespec t0, t;
@@ -504,6 +506,7 @@ static void async_reads(struct __test_metadata *_metadata, int cpu_event)
 		attr.type = PERF_TYPE_RAW;
 		attr.config = EV_INSTR;
 		attr.pinned = 1;
+		attr.sample_period = period;
 		r.fd = open_attr(&attr, -1, 1);
 		ASSERT_LE(0, r.fd);
 	}
@@ -547,13 +550,19 @@ static void async_reads(struct __test_metadata *_metadata, int cpu_event)
 TEST(async_nmis_during_tight_task_counter_reads_keep_the_count_exact)
 {
 	NEED_ONE_CPU_PMU();
-	async_reads(_metadata, 0);
+	async_reads(_metadata, 0, 0);
 }
 
 TEST(async_nmis_during_tight_cpu_counter_reads_keep_the_count_exact)
 {
 	NEED_ONE_CPU_PMU();
-	async_reads(_metadata, 1);
+	async_reads(_metadata, 1, 0);
+}
+
+TEST(async_nmis_during_tight_sampling_counter_reads_keep_the_count_exact)
+{
+	NEED_ONE_CPU_PMU();
+	async_reads(_metadata, 1, 1000);
 }
 
 TEST_HARNESS_MAIN
