@@ -14,7 +14,7 @@
  *
  * Debugfs, /sys/kernel/debug/fakepmu/: state lists the counters in use
  * (cpu, slot=N or slot=fixedN, the config the counter runs, mode filters,
- * count, period); nmi_overflows counts the overflows delivered from NMI
+ * count, period, and masked= the raw config bits masked off, if any); nmi_overflows counts the overflows delivered from NMI
  * context, events_made the events perf made on the test PMU, adds the times
  * perf put one on a counter, applied the counters injections advanced,
  * nmi_in_kernel the injection NMIs that interrupted kernel code, raw_masked
@@ -671,6 +671,7 @@ struct fakepmu_snap {
 	struct {
 		unsigned int slot;
 		u64 config, count, period;
+		u64 masked;		/* raw config bits masked off */
 		bool user, kernel;
 	} c[FAKEPMU_NSLOTS];
 };
@@ -696,6 +697,8 @@ static void fakepmu_snapshot(void *arg)
 		s->c[s->n].kernel = !event->attr.exclude_kernel;
 		s->c[s->n].count = local64_read(&event->count);
 		s->c[s->n].period = is_sampling_event(event) ? event->hw.sample_period : 0;
+		s->c[s->n].masked = event->attr.type == event->pmu->type ?
+				    event->attr.config & ~event->hw.config : 0;
 		s->n++;
 	}
 }
@@ -722,6 +725,8 @@ static int fakepmu_state_show(struct seq_file *m, void *v)
 			seq_printf(m, "cpu=%u slot=%s config=0x%llx user=%d kernel=%d count=%llu period=%llu",
 				   cpu, slot, s->c[i].config, s->c[i].user,
 				   s->c[i].kernel, s->c[i].count, s->c[i].period);
+			if (s->c[i].masked)
+				seq_printf(m, " masked=0x%llx", s->c[i].masked);
 			if (hybrid)
 				seq_printf(m, " pmu=%s", s->pmu);
 			seq_putc(m, '\n');

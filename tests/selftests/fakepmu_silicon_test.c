@@ -133,6 +133,12 @@ TEST(stray_raw_bits_are_masked_as_x86_does)
 		EXPECT_EQ(before + 1, dbg("raw_masked"));
 		/* The counter runs the masked code: the state shows it, injections count. */
 		EXPECT_EQ(1, fakepmu_state_count("cpu=2 ", "config=0xc5 "));
+		{
+			char m[48];
+
+			snprintf(m, sizeof(m), " masked=%#llx\n", stray[i]);
+			EXPECT_EQ(1, fakepmu_state_count("cpu=2 ", m)) TH_LOG("no%s", m);
+		}
 		ASSERT_EQ(0, inject(2, EV_BRMISS, 42));
 		EXPECT_EQ(42ULL, read_count(fd));
 		close(fd);
@@ -142,6 +148,7 @@ TEST(stray_raw_bits_are_masked_as_x86_does)
 	fd = open_counter(PERF_TYPE_RAW, 0x018400c5, -1, 2, 0, 0);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(masked, dbg("raw_masked"));
+	EXPECT_EQ(0, fakepmu_state_count("masked=", NULL));
 	close(fd);
 }
 
