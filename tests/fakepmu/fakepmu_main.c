@@ -14,11 +14,12 @@
  *
  * Debugfs, /sys/kernel/debug/fakepmu/: state lists the counters in use
  * (cpu, slot=N or slot=fixedN, the config the counter runs, mode filters,
- * count, period, and masked= the raw config bits masked off, if any); nmi_overflows counts the overflows delivered from NMI
- * context, events_made the events perf made on the test PMU, adds the times
- * perf put one on a counter, applied the counters injections advanced,
- * nmi_in_kernel the injection NMIs that interrupted kernel code, raw_masked
- * the raw configs whose stray bits were masked, reservations the hardware
+ * count, period, and masked= the raw config bits masked off, if any);
+ * nmi_overflows counts the overflows delivered from NMI context,
+ * events_made the events perf made on the test PMU, adds the times perf put
+ * one on a counter, applied the counters injections advanced, nmi_in_kernel
+ * the injection NMIs that interrupted kernel code, raw_masked the raw
+ * configs whose stray bits were masked, reservations the hardware
  * reservations made.  A test that writes n to fail_inits makes the next n
  * events fail to be made (EBUSY, as a PMU whose shared resources are taken
  * refuses them).
