@@ -40,8 +40,13 @@
 #define FN_INSTR	(EV_INSTR | PCTR_U | PCTR_K | PCTR_EN)
 #define FN_CYCLES	(EV_CYCLES | PCTR_U | PCTR_K | PCTR_EN)
 #define SELF_EXE	"/proc/self/exe"
-/* A raw config that passes /dev/cpc's checks but that perf (the test PMU) refuses. */
-#define CONFIG_REFUSED	((1ULL << 32) | EV_INSTR)
+/*
+ * A request that passes /dev/cpc's checks but that perf refuses (EINVAL), on
+ * the test PMU as on x86 hardware: a generic hardware event past the last
+ * one.  (x86 masks stray raw config bits off instead of refusing them.)
+ */
+#define TYPE_REFUSED	PERF_TYPE_HARDWARE
+#define CONFIG_REFUSED	PERF_COUNT_HW_MAX
 
 #define NEED_HOTPLUG() do {						\
 	if (count_online_cpus() <= HOTPLUG_CPU ||			\
@@ -1288,7 +1293,7 @@ TEST_F(core, failed_rebind_keeps_the_previous_binding)
 	 * PMU's business) and perf refuses it: the bind fails while programming.
 	 */
 	cpc_req(&bad[0], PERF_TYPE_RAW, EV_BRANCH, USR, 0, 0);
-	cpc_req(&bad[1], PERF_TYPE_RAW, CONFIG_REFUSED, USR, 0, 1);
+	cpc_req(&bad[1], TYPE_REFUSED, CONFIG_REFUSED, USR, 0, 1);
 	memset(&out, 0, sizeof(out));
 	EXPECT_EQ(-EINVAL, cpc_dev_bind(fd, PMC_CPC_BIND_CURLWP, 0, bad, 2, &out));
 	EXPECT_EQ(CPC_INVALID_EVENT, out.subcode);
