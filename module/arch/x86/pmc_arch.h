@@ -59,7 +59,10 @@ static inline bool pmc_arch_cpu_pmu(const struct pmu *pmu)
  * A CPU PMU's counters as its driver counts them: not asked here, CPUID
  * says (pmc_arch_counters()).
  */
-#define pmc_arch_pmu_counters(pmu)	0U
+static inline unsigned int pmc_arch_pmu_counters(struct pmu *pmu)
+{
+	return 0;
+}
 
 /*
  * The counters a set may use (general-purpose and fixed ones, as illumos
