@@ -90,7 +90,7 @@ check-fast: deps
 # Benchmarks, not tests (not part of make check).  First the stock lane under
 # QEMU -icount shift=0 (run-lane --bench) runs tests/bench/pmc_bench: guest
 # instructions per call of each legacy path and of the perf call it wraps, for
-# 1, 4 and 8 online CPUs (README: Benchmark).  Then a normal boot runs
+# 1, 4, 8 and 16 online CPUs (README: Benchmark).  Then a normal boot runs
 # tools/cpctools/cpctools_bench: the overhead of cpustat and cputrack (CPU
 # time, which icount would distort).
 # On the oldest installed stock series (Debian 12: 6.1), where the README's
@@ -100,7 +100,7 @@ BENCH_SERIES = $(shell tests/vm/kernel-release --series $$(tests/vm/stock-kdir -
 bench:
 	@$(MAKE) -s all
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -static -Iuapi -Itools/libcpc \
-		-o $(BUILD)/selftests/pmc_bench tests/bench/pmc_bench.c \
+		-o $(BUILD)/selftests/pmc_bench tests/bench/pmc_bench.c tests/bench/pmc_bench_cpus.c \
 		$(BUILD)/lib/libcpc.a -lpfm -lpthread
 	$(CC) -O2 -g -Wall -Wextra -o $(BUILD)/selftests/cpctools_bench \
 		tools/cpctools/cpctools_bench.c -lpthread

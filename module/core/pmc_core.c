@@ -89,7 +89,9 @@ struct pmc_set *pmc_set_create(const struct pmc_bind *bind, unsigned int nctrs)
 		}
 		fallthrough;
 	default:
-		pmc_cpu_pmus(&p);
+		ret = pmc_cpu_pmus(&p);
+		if (ret)
+			goto err;
 		set->nslots = p.n;
 		memcpy(set->slot_pmu, p.type, sizeof(set->slot_pmu));
 	}

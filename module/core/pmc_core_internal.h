@@ -35,6 +35,7 @@
  * The PMU types that count hardware events on this machine's CPUs, each for
  * its own CPUs, where there are several (hybrid Intel CPUs, heterogeneous
  * arm64); else one entry, PERF_TYPE_RAW: perf picks the one CPU PMU.
+ * pmc_cpu_pmus() fails (-EOPNOTSUPP) with more than PMC_CPU_PMUS_MAX.
  */
 struct pmc_pmus {
 	unsigned int n;
@@ -42,7 +43,8 @@ struct pmc_pmus {
 };
 
 void pmc_pmu_init(void);
-void pmc_cpu_pmus(struct pmc_pmus *p);
+int pmc_cpu_pmus(struct pmc_pmus *p);
+unsigned int pmc_cpu_pmu_counters(void);
 void pmc_attr_route(struct perf_event_attr *attr, u32 pmu_type);
 
 /* ---- pmc_event.c ---------------------------------------------------------- */

@@ -88,7 +88,8 @@ struct perf_event *pmc_create_on_cpu(struct perf_event_attr *attr, int cpu,
 	struct pmc_pmus p;
 	unsigned int k;
 
-	pmc_cpu_pmus(&p);
+	if (pmc_cpu_pmus(&p))
+		return ERR_PTR(-EOPNOTSUPP);
 	for (k = 0; k < p.n; k++) {
 		struct perf_event_attr a = *attr;
 

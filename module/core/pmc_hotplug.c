@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
@@ -123,14 +124,46 @@ void pmc_set_hotplug_init(struct pmc_set *set)
 	INIT_WORK(&set->cpuhp_work, pmc_cpuhp_work);
 }
 
-/* A CPU-bound set follows its CPUs; marks the online CPUs' slots. */
+/*
+ * A CPU-bound set follows its CPUs; marks the online CPUs' slots.
+ *
+ * The instance is added without calls: with them the kernel would run the
+ * online callback for every online CPU on that CPU's cpuhp thread, a
+ * wake-up and a wait per CPU under the hotplug lock (a cost per set that
+ * grows with the CPUs, and a wait behind any CPU an RT task holds), where
+ * only the set's own CPUs matter.  The slots are marked here instead, from
+ * cpu_online_mask under cpus_read_lock(): no CPU changes state meanwhile
+ * (the callbacks run under the write side), and a CPU online then has its
+ * perf context up (perf's hotplug state comes before ours).  A CPU that
+ * went down or came up between the registration and the lock had its
+ * callback run on the set (the instance was on the list by then); it is
+ * marked by the state it has now, which the callback left it in.  Events
+ * are made later, out of the lock: a CPU that goes down before its event is
+ * made is handled there (pmc_slot_create()), and one going down after by
+ * the callback.
+ */
 int pmc_set_hotplug_add(struct pmc_set *set)
 {
-	int ret = cpuhp_state_add_instance(pmc_cpuhp_state, &set->cpuhp_node);
+	unsigned int cpu;
+	int ret, slot;
 
-	if (!ret)
-		set->on_cpuhp = true;
-	return ret;
+	ret = cpuhp_state_add_instance_nocalls(pmc_cpuhp_state, &set->cpuhp_node);
+	if (ret)
+		return ret;
+	set->on_cpuhp = true;
+	cpus_read_lock();
+	if (set->bind.scope == PMC_SCOPE_CPU) {
+		if (cpu_online(set->bind.cpu))
+			set_bit(0, set->online);
+	} else {
+		for_each_online_cpu(cpu) {
+			slot = pmc_cpu_slot(set, cpu);
+			if (slot >= 0)
+				set_bit(slot, set->online);
+		}
+	}
+	cpus_read_unlock();
+	return 0;
 }
 
 void pmc_set_hotplug_remove(struct pmc_set *set)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmcompat counter core: which PMUs count the CPUs (one, or one per core
- * type: cpu_core and cpu_atom on hybrid Intel CPUs, an arm_pmu per core type
- * on heterogeneous arm64), found on perf's PMU bus.
+ * type: cpu_core, cpu_atom and cpu_lowpower on hybrid Intel CPUs, an arm_pmu
+ * per core type on heterogeneous arm64), found on perf's PMU bus.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,62 +24,21 @@ static struct pmu *pmc_pmu_of(struct device *dev)
 	return dev_get_drvdata(dev);
 }
 
-#ifdef PMC_ARCH_HYBRID_PMUS
 /*
- * x86: one PMU, "cpu", or on hybrid Intel CPUs "cpu_core" and "cpu_atom",
- * each for its own CPUs.  Found by name on perf's PMU bus, as perf(1) finds
- * them in sysfs.
- */
-static bool pmc_pmu_type(const char *name, u32 *type)
-{
-	struct device *dev;
-	struct pmu *pmu;
-
-	if (!pmc_pmu_bus)
-		return false;
-	dev = bus_find_device_by_name(pmc_pmu_bus, NULL, name);
-	if (!dev)
-		return false;
-	pmu = pmc_pmu_of(dev);
-	if (pmu)
-		*type = pmu->type;
-	put_device(dev);
-	return pmu;
-}
-
-void pmc_cpu_pmus(struct pmc_pmus *p)
-{
-	static const char *const hybrid[] = PMC_ARCH_HYBRID_PMUS;
-	unsigned int i;
-
-	p->n = 0;
-	for (i = 0; i < ARRAY_SIZE(hybrid); i++)
-		if (pmc_pmu_type(hybrid[i], &p->type[p->n]))
-			p->n++;
-	if (!p->n) {
-		p->n = 1;
-		p->type[0] = PERF_TYPE_RAW;
-	}
-}
-
-/* Is there a hardware (or test) PMU that takes raw events? */
-bool pmc_hw_pmu_present(void)
-{
-	static const char *const hybrid[] = PMC_ARCH_HYBRID_PMUS;
-	u32 type;
-
-	return pmc_pmu_type(PMC_ARCH_CPU_PMU, &type) || pmc_pmu_type(hybrid[0], &type);
-}
-#else
-/*
- * Elsewhere (arm64) the CPU PMUs have no fixed names: each arm_pmu instance
- * is named after its CPU ("armv8_cortex_a57") or the architecture
- * ("armv8_pmuv3", "armv8_pmuv3_0"), one per core type.  They are the PMUs of
- * perf's hardware context (pmu->task_ctx_nr, which only CPU PMUs have:
- * uncore PMUs have none, and SPE and trace PMUs use the software one).
+ * The CPU PMUs are the PMUs of perf's hardware context (pmu->task_ctx_nr),
+ * which uncore, power, cstate and the like do not take (they have none),
+ * nor the trace and software-like PMUs (intel_pt, intel_bts, msr,
+ * breakpoint, tracepoint, kprobe, SPE: perf's software context); of those,
+ * the ones pmc_arch_cpu_pmu() keeps (x86: "cpu" or "cpu_<core type>", not
+ * AMD's IBS PMUs).  One PMU counts every CPU on most machines ("cpu",
+ * "armv8_pmuv3"); hybrid Intel CPUs have one per core type ("cpu_core",
+ * "cpu_atom", and "cpu_lowpower" on Arrow Lake-H), heterogeneous arm64 one
+ * arm_pmu per core type.  Found on perf's PMU bus, in the order they were
+ * registered.
  */
 struct pmc_pmu_walk {
 	struct pmc_pmus *p;
+	unsigned int found;		/* all of them, kept or not */
 	unsigned int counters;		/* the smallest count, UINT_MAX: none */
 };
 
@@ -89,11 +48,13 @@ static int pmc_pmu_visit(struct device *dev, void *data)
 	struct pmu *pmu = pmc_pmu_of(dev);
 	unsigned int n;
 
-	if (!pmu || pmu->task_ctx_nr != perf_hw_context)
+	if (!pmu || pmu->task_ctx_nr != perf_hw_context || !pmu->name ||
+	    !pmc_arch_cpu_pmu(pmu))
 		return 0;
-	if (w->p && w->p->n < ARRAY_SIZE(w->p->type))
-		w->p->type[w->p->n++] = pmu->type;
-	n = pmc_perf_pmu_counters(pmu);
+	if (w->p && w->found < ARRAY_SIZE(w->p->type))
+		w->p->type[w->found] = pmu->type;
+	w->found++;
+	n = pmc_arch_pmu_counters(pmu);
 	if (n && n < w->counters)
 		w->counters = n;
 	return 0;
@@ -101,33 +62,44 @@ static int pmc_pmu_visit(struct device *dev, void *data)
 
 static void pmc_pmu_walk(struct pmc_pmu_walk *w)
 {
-	if (w->p)
-		w->p->n = 0;
+	w->found = 0;
 	w->counters = UINT_MAX;
 	if (pmc_pmu_bus)
 		bus_for_each_dev(pmc_pmu_bus, NULL, w, pmc_pmu_visit);
 }
 
-void pmc_cpu_pmus(struct pmc_pmus *p)
+/*
+ * The CPU PMUs, each for its own CPUs; with one PMU, PERF_TYPE_RAW (perf
+ * picks it and events are not routed).  More CPU PMUs than a set has slots
+ * for (PMC_CPU_PMUS_MAX) is refused, loudly, rather than leaving a core
+ * type's CPUs uncounted: -EOPNOTSUPP.
+ */
+int pmc_cpu_pmus(struct pmc_pmus *p)
 {
 	struct pmc_pmu_walk w = { .p = p };
 
 	pmc_pmu_walk(&w);
-	/* One PMU for every CPU: perf picks it, events are not routed. */
+	if (w.found > ARRAY_SIZE(p->type)) {
+		pr_warn_once("%u CPU PMUs (core types) found, at most %zu supported: CPU-bound and thread counters refused\n",
+			     w.found, ARRAY_SIZE(p->type));
+		p->n = 0;
+		return -EOPNOTSUPP;
+	}
+	p->n = w.found;
 	if (p->n <= 1) {
 		p->n = 1;
 		p->type[0] = PERF_TYPE_RAW;
 	}
+	return 0;
 }
 
-/* Is there a CPU PMU? */
+/* Is there a CPU PMU (a hardware or test PMU that takes raw events)? */
 bool pmc_hw_pmu_present(void)
 {
-	struct pmc_pmus p;
-	struct pmc_pmu_walk w = { .p = &p };
+	struct pmc_pmu_walk w = {};
 
 	pmc_pmu_walk(&w);
-	return p.n;
+	return w.found;
 }
 
 /* The real driver's counter count, the smallest over the CPU PMUs; 0: none. */
@@ -138,15 +110,13 @@ unsigned int pmc_cpu_pmu_counters(void)
 	pmc_pmu_walk(&w);
 	return w.counters == UINT_MAX ? 0 : w.counters;
 }
-#endif
 
 /* Are the CPUs' PMUs hybrid (a PMU per core type)? */
 bool pmc_hybrid(void)
 {
 	struct pmc_pmus p;
 
-	pmc_cpu_pmus(&p);
-	return p.n > 1;
+	return pmc_cpu_pmus(&p) || p.n > 1;
 }
 
 /* Point a hardware event at one PMU: raw events by type, generic ones by config. */

@@ -7,8 +7,8 @@
  * --bench): the guest's TSC then advances by one per executed instruction,
  * so rdtsc differences are instruction counts and repeat from run to run.
  * The guest boots with one CPU online (maxcpus=1); this program onlines CPUs
- * 1..7 as it goes and measures every operation with 1, 4 and 8 CPUs online,
- * pinned to CPU 0; then the slab per object with 8, 4 and 1 CPUs.
+ * 1..15 as it goes and measures every operation with 1, 4, 8 and 16 CPUs
+ * online, pinned to CPU 0; then the slab per object with 16, 8, 4 and 1 CPUs.
  *
  * Each figure is the median of RUNS runs of N calls, minus the same loop
  * around an empty call.  README.md (Benchmark) explains every row.  Output:
@@ -27,10 +27,8 @@
 #include <sys/pfcntr.h>
 #include <libcpc.h>
 #include "../selftests/pmc_test_util.h"
+#include "pmc_bench.h"
 
-#define EV_INSTR	0x00c0
-#define EV_CYCLES	0x003c
-#define EV_BRANCH	0x00c4
 #define EV_BRMISS	0x00c5
 
 #define RUNS		7
@@ -38,9 +36,9 @@
 #define OVF_PER_CALL	16		/* overflows per injection */
 #define FAKEPMU_NMI_OVF	"/sys/kernel/debug/fakepmu/nmi_overflows"
 #define MAX_OPS		32
-#define MAX_CONFIGS	3
+#define MAX_CONFIGS	4
 
-static const int cpu_configs[MAX_CONFIGS] = { 1, 4, 8 };
+static const int cpu_configs[MAX_CONFIGS] = { 1, 4, 8, MAX_CPUS };
 
 struct op {
 	const char *name;
@@ -203,7 +201,7 @@ static void perf_group2_teardown(void)
  * interrupted for it), or disabled and enabled with its own ioctls.  What
  * perfmon's PMIOREAD and PMIOSTOP+PMIOSTART do for one counter.
  */
-#define CPU_FDS_MAX	8
+#define CPU_FDS_MAX	MAX_CPUS
 static int cpu_fd[CPU_FDS_MAX], cpu_fds;
 
 static void perf_cpus_teardown(void)
@@ -877,6 +875,21 @@ static struct op ops[] = {
 	   perf_cpus_setup, perf_cpus_read, perf_cpus_teardown),
 	OP("perf DISABLE+ENABLE of a CPU event on each online CPU (as PMIOSTOP+PMIOSTART)", 100,
 	   perf_cpus_setup, perf_cpus_disable_enable, perf_cpus_teardown),
+	/* rows 23-29: CPU-bound sets made and remade (issue 32) */
+	OP("cpc_bind_cpu(0) + cpc_unbind, 2 requests", 50, cpc_bind_setup, cpc_bind_unbind,
+	   cpc_cpus_teardown),
+	OP("perf open + close of the same 2 CPU events on CPU 0 (as cpc_bind_cpu)", 50, NULL,
+	   perf_open_close_cpu0, NULL),
+	OP("cpustat interval, 2 sets: on each CPU sample, unbind, bind the other", 10,
+	   cpustat_setup, cpustat_interval, cpc_cpus_teardown),
+	OP("perf, the same on each CPU: read, close, open the other 2 events", 10,
+	   perf_cpus2_setup, perf_cpustat_interval, perf_cpus2_teardown),
+	OP("pfcntr PCNT6MUX change, PCNTOPENEACH + PCNTLOGALL", 10, pf_each_logall_setup,
+	   pf_mux_change, pf_logall_teardown),
+	OP("pfcntr PCNT6MUX change, PCNTOPENALL + PCNTLOGALL", 10, pf_all_logall_setup,
+	   pf_mux_change, pf_logall_teardown),
+	OP("perf, 2 CPU events of each CPU closed and opened again", 10, perf_cpus2_setup,
+	   perf_reopen_all, perf_cpus2_teardown),
 };
 
 #define NOPS	(int)(sizeof(ops) / sizeof(ops[0]))
@@ -950,6 +963,14 @@ static const struct goal {
 	{ "(cpc_set_sample / perf read() of a 2-event group)", 7, 18, { 0, 0, 0 } },
 	{ "(PMIOREAD / perf read() of a CPU event on each CPU, summed)", 5, 21, { 0, 0, 0 } },
 	{ "(PMIOSTOP+PMIOSTART / perf DISABLE+ENABLE on each CPU)", 6, 22, { 0, 0, 0 } },
+	/* issue 32: CPU-bound sets cost what perf's CPU events cost, per CPU */
+	{ "(cpc_bind_cpu + cpc_unbind / its own cost with 1 CPU)", 23, -1, { 0, 0, 0 } },
+	{ "(cpc_bind_cpu + cpc_unbind / perf open + close on CPU 0)", 23, 24, { 0, 0, 0 } },
+	{ "(cpustat interval, 2 sets / perf's, on each CPU)", 25, 26, { 0, 0, 0 } },
+	{ "(cpustat interval, 2 sets / its own cost with 1 CPU)", 25, -1, { 0, 0, 0 } },
+	{ "(PCNT6MUX, EACH + LOGALL / perf reopening each CPU's events)", 27, 29, { 0, 0, 0 } },
+	{ "(PCNT6MUX, ALL + LOGALL / perf reopening each CPU's events)", 28, 29, { 0, 0, 0 } },
+	{ "(PCNT6MUX, EACH + LOGALL / its own cost with 1 CPU)", 27, -1, { 0, 0, 0 } },
 };
 
 #define NGOALS	(int)(sizeof(goals) / sizeof(goals[0]))
@@ -989,6 +1010,9 @@ static const struct { int row; const char *has; } goal_rows[] = {
 	{ 8, "cpc_set_restart" }, { 9, "PCNTOPENONE" }, { 10, "PCNTOPENALL" },
 	{ 17, "libcpc overflow end to end" }, { 18, "2-event group" },
 	{ 20, "perf overflow end to end" }, { 21, "as PMIOREAD" }, { 22, "as PMIOSTOP" },
+	{ 23, "cpc_bind_cpu(0)" }, { 24, "as cpc_bind_cpu" }, { 25, "cpustat interval" },
+	{ 26, "perf, the same on each CPU" }, { 27, "PCNTOPENEACH + PCNTLOGALL" },
+	{ 28, "PCNTOPENALL + PCNTLOGALL" }, { 29, "closed and opened again" },
 };
 
 static void print_goals(void)

@@ -107,7 +107,11 @@
  *   one of its CPUs (pmu::filter, pmu::filter_match before 6.2), and takes
  *   PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE events carrying its type in
  *   config bits 63:32 (PERF_PMU_CAP_EXTENDED_HW_TYPE).  An injection counts on
- *   whichever PMU owns the CPU; the state file names it (pmu=).
+ *   whichever PMU owns the CPU; the state file names it (pmu=).  hybrid=2 is
+ *   hybrid=1.  hybrid=3 adds a third, like Arrow Lake-H's LP E-cores:
+ *   "cpu_lowpower" (a dynamic type, atom_ncounters counters) on the last CPU
+ *   online at load time; cpu_core takes the first half of the others (rounded
+ *   up), cpu_atom the rest.
  *
  * perf_event_overflow() is not exported to modules (every real PMU driver is
  * built in), so this test-only module resolves its address at load time by
@@ -142,11 +146,11 @@ MODULE_PARM_DESC(ncounters, "general-purpose counters per CPU (1-32; default 4 o
 
 static int atom_ncounters = 3;
 module_param(atom_ncounters, int, 0444);
-MODULE_PARM_DESC(atom_ncounters, "general-purpose counters per cpu_atom CPU with hybrid=1 (1-32, default 3)");
+MODULE_PARM_DESC(atom_ncounters, "general-purpose counters per cpu_atom (and cpu_lowpower) CPU with hybrid (1-32, default 3)");
 
-static bool hybrid;
-module_param(hybrid, bool, 0444);
-MODULE_PARM_DESC(hybrid, "register cpu_core and cpu_atom PMUs, half of the CPUs each");
+static int hybrid;
+module_param(hybrid, int, 0444);
+MODULE_PARM_DESC(hybrid, "0: one PMU; 1 or 2: cpu_core and cpu_atom, half of the CPUs each; 3: and cpu_lowpower on the last CPU");
 
 struct fakepmu {
 	struct pmu pmu;
@@ -157,7 +161,7 @@ struct fakepmu {
 	bool registered;
 };
 
-static struct fakepmu fakepmu_pmus[2];
+static struct fakepmu fakepmu_pmus[3];
 static unsigned int fakepmu_npmus;
 
 DEFINE_PER_CPU(struct fakepmu_cpu, fakepmu_cpus);
@@ -781,29 +785,43 @@ static bool fakepmu_pmu_present(const char *name)
 	return true;
 }
 
-/* Split the CPUs between the PMUs and point every CPU at its own. */
+/*
+ * Split the CPUs between the PMUs and point every CPU at its own: with
+ * hybrid=3 the last online CPU is cpu_lowpower's, of the others the first
+ * half cpu_core's, the rest (and every CPU offline now) cpu_atom's.
+ */
 static int fakepmu_assign_cpus(void)
 {
-	unsigned int cpu, ncore, n = 0;
+	unsigned int cpu, ncore, nonline, i, n = 0;
+	bool lp = fakepmu_npmus == 3;
 
 	if (!hybrid) {
 		cpumask_copy(&fakepmu_pmus[0].cpus, cpu_possible_mask);
 	} else {
 		cpus_read_lock();
-		ncore = (num_online_cpus() + 1) / 2;
-		for_each_online_cpu(cpu)
-			if (n++ < ncore)
+		nonline = num_online_cpus();
+		ncore = (nonline - lp + 1) / 2;
+		for_each_online_cpu(cpu) {
+			n++;
+			if (n <= ncore)
 				cpumask_set_cpu(cpu, &fakepmu_pmus[0].cpus);
+			else if (lp && n == nonline)
+				cpumask_set_cpu(cpu, &fakepmu_pmus[2].cpus);
+		}
 		cpus_read_unlock();
 		cpumask_andnot(&fakepmu_pmus[1].cpus, cpu_possible_mask,
 			       &fakepmu_pmus[0].cpus);
-		if (cpumask_empty(&fakepmu_pmus[1].cpus))
-			return -EINVAL;
+		if (lp)
+			cpumask_andnot(&fakepmu_pmus[1].cpus, &fakepmu_pmus[1].cpus,
+				       &fakepmu_pmus[2].cpus);
+		for (i = 0; i < fakepmu_npmus; i++)
+			if (cpumask_empty(&fakepmu_pmus[i].cpus))
+				return -EINVAL;
 	}
 	for_each_possible_cpu(cpu)
-		per_cpu(fakepmu_cpus, cpu).owner =
-			cpumask_test_cpu(cpu, &fakepmu_pmus[0].cpus) ?
-			&fakepmu_pmus[0] : &fakepmu_pmus[1];
+		for (i = 0; i < fakepmu_npmus; i++)
+			if (cpumask_test_cpu(cpu, &fakepmu_pmus[i].cpus))
+				per_cpu(fakepmu_cpus, cpu).owner = &fakepmu_pmus[i];
 	return 0;
 }
 
@@ -825,7 +843,8 @@ static int __init fakepmu_init(void)
 	if (ncounters == -1)
 		ncounters = fakepmu_amd ? 6 : 4;
 	if (ncounters < 1 || ncounters > FAKEPMU_MAX_COUNTERS ||
-	    atom_ncounters < 1 || atom_ncounters > FAKEPMU_MAX_COUNTERS)
+	    atom_ncounters < 1 || atom_ncounters > FAKEPMU_MAX_COUNTERS ||
+	    hybrid < 0 || hybrid > 3)
 		return -EINVAL;
 	if (fakepmu_pmu_present("cpu") || fakepmu_pmu_present("cpu_core")) {
 		pr_err("a CPU PMU is already registered; fakepmu is only for machines without one\n");
@@ -841,13 +860,17 @@ static int __init fakepmu_init(void)
 		fakepmu_setup(&fakepmu_pmus[0], "cpu_core", PERF_TYPE_RAW, ncounters);
 		fakepmu_setup(&fakepmu_pmus[1], "cpu_atom", -1, atom_ncounters);
 		fakepmu_npmus = 2;
+		if (hybrid == 3) {
+			fakepmu_setup(&fakepmu_pmus[2], "cpu_lowpower", -1, atom_ncounters);
+			fakepmu_npmus = 3;
+		}
 	} else {
 		fakepmu_setup(&fakepmu_pmus[0], "cpu", PERF_TYPE_RAW, ncounters);
 		fakepmu_npmus = 1;
 	}
 	ret = fakepmu_assign_cpus();
 	if (ret) {
-		pr_err("hybrid=1 needs two online CPUs\n");
+		pr_err("hybrid=%d needs %u online CPUs\n", hybrid, fakepmu_npmus);
 		return ret;
 	}
 
@@ -881,13 +904,12 @@ static int __init fakepmu_init(void)
 	ret = fakepmu_budget_init(fakepmu_dir);
 	if (ret)
 		goto fail;
-	if (hybrid)
-		pr_info("test PMUs registered: cpu_core (type %d, CPUs %*pbl, %u counters), cpu_atom (type %d, CPUs %*pbl, %u counters), %d bits\n",
-			fakepmu_pmus[0].pmu.type, cpumask_pr_args(&fakepmu_pmus[0].cpus),
-			fakepmu_pmus[0].ngp, fakepmu_pmus[1].pmu.type,
-			cpumask_pr_args(&fakepmu_pmus[1].cpus), fakepmu_pmus[1].ngp,
+	for (i = 0; hybrid && i < fakepmu_npmus; i++)
+		pr_info("test PMU registered: %s (type %d, CPUs %*pbl, %u counters), %d bits\n",
+			fakepmu_pmus[i].name, fakepmu_pmus[i].pmu.type,
+			cpumask_pr_args(&fakepmu_pmus[i].cpus), fakepmu_pmus[i].ngp,
 			FAKEPMU_WIDTH);
-	else
+	if (!hybrid)
 		pr_info("test PMU registered: %s layout, %u counters per CPU%s, %d bits\n",
 			fakepmu_amd ? "AMD" : "Intel", ncounters,
 			fakepmu_amd ? "" : " and 3 fixed", FAKEPMU_WIDTH);

@@ -908,7 +908,7 @@ static int hybrid_info(struct hybrid *h)
 TEST(hybrid_pmus_split_the_cpus)
 {
 	struct hybrid h;
-	cpu_set_t both;
+	cpu_set_t both, lp;
 	int core_type, cpu, n = count_online_cpus();
 
 	NEED_HYBRID();
@@ -919,7 +919,13 @@ TEST(hybrid_pmus_split_the_cpus)
 	EXPECT_NE(0, access(PMU_DIR "cpu", F_OK));
 	CPU_AND(&both, &h.core, &h.atom);
 	EXPECT_EQ(0, CPU_COUNT(&both));
-	/* The first half (rounded up) of the online CPUs are cores. */
+	/* hybrid=3: the last online CPU is cpu_lowpower's, and only it. */
+	if (!parse_cpus(PMU_DIR "cpu_lowpower/cpus", &lp)) {
+		EXPECT_EQ(1, CPU_COUNT(&lp));
+		EXPECT_TRUE(CPU_ISSET(n - 1, &lp));
+		n--;
+	}
+	/* The first half (rounded up) of the other online CPUs are cores. */
 	for (cpu = 0; cpu < n; cpu++)
 		EXPECT_EQ(cpu < (n + 1) / 2, CPU_ISSET(cpu, &h.core)) TH_LOG("CPU %d", cpu);
 	for (cpu = 0; cpu < n; cpu++)

@@ -17,12 +17,16 @@
 #define ROWS		14
 #define HYBRID_SKIP	"SKIP: overflow requests are refused on a hybrid CPU"
 
-/* The test PMU loaded as a hybrid CPU (HYBRID_TESTS: cpu_core, cpu_atom)? */
+/*
+ * The test PMU loaded as a hybrid CPU (HYBRID_TESTS: cpu_core, cpu_atom, and
+ * with hybrid=3 cpu_lowpower on the last CPU)?  0, or its hybrid= value.
+ */
 static int hybrid(void)
 {
 	const char *p = getenv("PMCOMPAT_FAKEPMU_PARAMS");
 
-	return p && strstr(p, "hybrid=1");
+	p = p ? strstr(p, "hybrid=") : NULL;
+	return p ? atoi(p + strlen("hybrid=")) : 0;
 }
 
 /* The rows that pass: on a hybrid CPU, all but the overflow row (ENOTSUP). */
@@ -120,8 +124,8 @@ TEST(every_front_end_agrees_with_perf_exactly)
 
 /*
  * The environment variable the lanes may set instead of the option; -c: the
- * last CPU (on a hybrid CPU one of cpu_atom's, whose perf events take that
- * PMU's extended type).
+ * last CPU (on a hybrid CPU one of cpu_atom's, or with hybrid=3
+ * cpu_lowpower's, whose perf events take that PMU's extended type).
  */
 TEST(inject_from_the_environment_on_another_cpu)
 {
@@ -135,7 +139,8 @@ TEST(inject_from_the_environment_on_another_cpu)
 	snprintf(args, sizeof(args), "-c %d -n 7 -p 3", last);
 	rc = run_check(out, sizeof(out), "PMCOMPAT_CHECK_INJECT=1", args);
 	ASSERT_EQ(0, rc) TH_LOG("%s", out);
-	snprintf(want, sizeof(want), "%sCPU %d, injected", hybrid() ? "cpu_atom, " : "", last);
+	snprintf(want, sizeof(want), "%sCPU %d, injected",
+		 hybrid() == 3 ? "cpu_lowpower, " : hybrid() ? "cpu_atom, " : "", last);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 	EXPECT_EQ(rows_expected(), good_rows(_metadata, out)) TH_LOG("%s", out);
 	EXPECT_TRUE(skips_ok(out)) TH_LOG("%s", out);

@@ -141,10 +141,11 @@ static int work(enum ev e)
 /* ---- perf side ------------------------------------------------------------ */
 
 /*
- * On a hybrid CPU (perf's cpu_core and cpu_atom PMUs) a generic hardware
- * event names the PMU it is for in the upper half of its config (the
- * extended type): that of the core type of the CPU it counts on (the
- * check's CPU for a thread's events), the PMU pmcompat counts on there.
+ * On a hybrid CPU (perf's cpu_core and cpu_atom PMUs, and cpu_lowpower on
+ * Arrow Lake-H) a generic hardware event names the PMU it is for in the
+ * upper half of its config (the extended type): that of the core type of
+ * the CPU it counts on (the check's CPU for a thread's events), the PMU
+ * pmcompat counts on there.
  */
 static const char *hybrid_pmu;	/* that of the check's CPU */
 
@@ -175,10 +176,10 @@ static int cpulist_has(const char *list, int c)
  */
 static const char *pmu_of(int c, uint64_t *type)
 {
-	static const char *const pmus[] = { "cpu_core", "cpu_atom" };
+	static const char *const pmus[] = { "cpu_core", "cpu_atom", "cpu_lowpower" };
 	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
 		char path[128], buf[256];
 		unsigned long t;
 		FILE *f;

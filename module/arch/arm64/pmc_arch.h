@@ -64,8 +64,16 @@ static inline bool pmc_arch_kernel_text(u64 start, u64 end)
  * The CPU PMUs are arm_pmu instances ("armv8_pmuv3", "armv8_pmuv3_0",
  * "armv8_cortex_a57", ...; one per core type on a heterogeneous system), found
  * on perf's PMU bus by their context: the CPU PMUs are the ones of perf's
- * hardware context (core/pmc_pmu.c).
+ * hardware context (core/pmc_pmu.c), all of them (SPE and the trace PMUs
+ * take the software context, uncore PMUs none).
  */
+static inline bool pmc_arch_cpu_pmu(const struct pmu *pmu)
+{
+	return true;
+}
+
+/* An arm_pmu's counters, as its driver counts them (kcompat.h). */
+#define pmc_arch_pmu_counters(pmu)	pmc_perf_pmu_counters(pmu)
 
 unsigned int pmc_cpu_pmu_counters(void);
 

@@ -8,6 +8,7 @@
 #define PMC_ARCH_H
 
 #include <linux/perf_event.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <asm/msr.h>
 #include <asm/page.h>
@@ -42,11 +43,26 @@ static inline bool pmc_arch_kernel_text(u64 start, u64 end)
 }
 
 /*
- * The PMUs of a hybrid CPU's core types, by the names perf gives them; on
- * other CPUs one PMU, "cpu", counts every CPU (core/pmc_pmu.c).
+ * Is a PMU of perf's hardware context a CPU PMU (core/pmc_pmu.c)?  x86's
+ * CPU PMU is "cpu", or on hybrid Intel CPUs one per core type, "cpu_" and
+ * the type: "cpu_core", "cpu_atom", and "cpu_lowpower" (Arrow Lake-H's
+ * LP E-cores, upstream after 6.12).  AMD's IBS PMUs (ibs_fetch, ibs_op)
+ * take the hardware context too, and are not CPU PMUs; uncore, cstate,
+ * power (RAPL), msr, intel_pt and intel_bts take none or the software one.
  */
-#define PMC_ARCH_CPU_PMU	"cpu"
-#define PMC_ARCH_HYBRID_PMUS	{ "cpu_core", "cpu_atom" }
+static inline bool pmc_arch_cpu_pmu(const struct pmu *pmu)
+{
+	return !strcmp(pmu->name, "cpu") || !strncmp(pmu->name, "cpu_", 4);
+}
+
+/*
+ * A CPU PMU's counters as its driver counts them: not asked here, CPUID
+ * says (pmc_arch_counters()).
+ */
+static inline unsigned int pmc_arch_pmu_counters(struct pmu *pmu)
+{
+	return 0;
+}
 
 /*
  * The counters a set may use (general-purpose and fixed ones, as illumos
