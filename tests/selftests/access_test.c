@@ -185,7 +185,7 @@ static int count_user_events(int ifd)
 		     strerror(errno));					\
 	close(fd_);							\
 } while (0)
-#define NEED_INJECTION(why)	SKIP(return, "needs the x86 test PMU: " why)
+#define NEED_INJECTION(why)	SKIP(return, NO_FAKEPMU ": " why)
 
 /*
  * A cycle overflow whose delivery is asserted: only on QEMU's exact boot

@@ -162,7 +162,7 @@ FIXTURE_TEARDOWN(pctr)
 	if (self->fakepmu_removed && !module_loaded("fakepmu"))
 		EXPECT_EQ(0, fakepmu_reload());
 	if (!module_loaded("pmcompat"))
-		EXPECT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
+		EXPECT_EQ(0, pmcompat_load());
 	EXPECT_EQ(0, pctr_clear_all());
 }
 
@@ -755,7 +755,7 @@ TEST_F(pctr, module_unload_refused_while_open)
 	ASSERT_EQ(0, kmod_remove("pmcompat"));
 	EXPECT_FALSE(module_loaded("pmcompat"));
 	EXPECT_NE(0, access(_PATH_PCTR, F_OK));
-	ASSERT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
+	ASSERT_EQ(0, pmcompat_load());
 	self->fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(0, ioctl(self->fd, PCIOCRD, &st));
@@ -779,7 +779,7 @@ TEST_F(pctr, unload_with_counters_programmed_then_reload)
 	self->fakepmu_removed = true;
 	EXPECT_EQ(0, kmod_remove("fakepmu"));
 	ASSERT_EQ(0, fakepmu_reload());
-	ASSERT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
+	ASSERT_EQ(0, pmcompat_load());
 
 	self->fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
@@ -1165,7 +1165,7 @@ TEST_F(pctr, no_pmu_gives_enodev)
 	unsigned int i;
 
 	if (!module_loaded("fakepmu"))
-		SKIP(return, "test PMU not loaded (hardware PMU present?)");
+		SKIP(return, NO_FAKEPMU);
 	/* The setup cleared every counter: no perf event holds the PMU. */
 	self->fakepmu_removed = true;
 	ASSERT_EQ(0, kmod_remove("fakepmu"));

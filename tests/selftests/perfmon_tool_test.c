@@ -32,7 +32,7 @@
 		SKIP(return, "%s not installed: perfmon(8) output not tested", \
 		     PERFMON_TOOL);					\
 	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
+		SKIP(return, NO_FAKEPMU); \
 } while (0)
 
 /* Run perfmon with args (NULL-terminated, without argv[0]) on CPU 0. */

@@ -108,7 +108,7 @@ TEST(every_front_end_agrees_with_perf_exactly)
 	int rc;
 
 	if (!have_fakepmu())
-		SKIP(return, "no test PMU");
+		SKIP(return, NO_FAKEPMU);
 	rc = run_check(out, sizeof(out), NULL, "--inject -n 12345 -p 1000");
 	TH_LOG("%s", out);
 	ASSERT_EQ(0, rc);
@@ -129,7 +129,7 @@ TEST(inject_from_the_environment_on_another_cpu)
 	int rc, last = count_online_cpus() - 1;
 
 	if (!have_fakepmu())
-		SKIP(return, "no test PMU");
+		SKIP(return, NO_FAKEPMU);
 	if (last < 1)
 		SKIP(return, "one CPU");
 	snprintf(args, sizeof(args), "-c %d -n 7 -p 3", last);
@@ -157,7 +157,7 @@ TEST(usage_errors)
 TEST(inject_without_the_test_pmu_is_an_error)
 {
 	if (!have_fakepmu())
-		SKIP(return, "no test PMU");
+		SKIP(return, NO_FAKEPMU);
 	if (kmod_remove("fakepmu"))
 		SKIP(return, "the test PMU cannot be unloaded here");
 	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "--inject -n 10"));

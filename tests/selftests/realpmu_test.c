@@ -527,7 +527,7 @@ TEST(pfcntr_pc_profile_of_cycles_is_exact)
 /* ---- uprofile: the hot function of a program ---------------------------- */
 
 #define UPROFILE	"/usr/bin/uprofile"
-#define HOT		"/pmcompat/tests/uprofile-hot-example"
+#define HOT		pmc_test_file("uprofile-hot-example")
 #define HOT_ADDRS	"/tmp/realpmu-hot.addrs"
 
 /*
