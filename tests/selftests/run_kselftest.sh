@@ -81,10 +81,14 @@ else
 	run=$available
 fi
 
-logfile=/dev/stdout
+# The programs' output goes to descriptor 3: standard output, or with -s
+# output.log.
+logfile=
 if [ -n "$summary" ]; then
 	logfile=$BASE_DIR/output.log
-	: >"$logfile"
+	exec 3>"$logfile"
+else
+	exec 3>&1
 fi
 
 # GNU timeout's --foreground lets a program that reads the terminal run on;
@@ -123,7 +127,7 @@ for entry in $run; do
 		[ -n "$t" ] && timeout=$t
 	fi
 	[ -n "$override_timeout" ] && timeout=$override_timeout
-	echo "# $hdr" >>"$logfile"
+	echo "# $hdr" >&3
 	if [ ! -x "$dir/$prog" ]; then
 		echo "# $hdr: $dir/$prog is missing"
 		echo "not ok $n $hdr"
@@ -139,7 +143,7 @@ for entry in $run; do
 	# The program's output, as it comes, into the log (prefixed) and a
 	# copy for the totals; its exit status through a file.
 	(cd "$dir" && { $timeout_cmd ${timeout_cmd:+"$timeout"} "./$prog" 2>&1; echo $? >"$tmp/rc"; }) |
-		tee "$tmp/out" | prefix >>"$logfile"
+		tee "$tmp/out" | prefix >&3
 	rc=$(cat "$tmp/rc")
 	case $rc in
 	0) echo "ok $n $hdr" ;;
