@@ -494,6 +494,27 @@ static inline int fakepmu_gp_counters(void)
 		SKIP(return, NO_FAKEPMU); \
 } while (0)
 
+/*
+ * Whether perf has a CPU PMU at all (a hardware one, or the test PMU): a
+ * counting cycles event of this thread opens.  Without one (a VM without a
+ * virtual PMU, the test PMU not loaded) the x86 devices cannot program a
+ * counter (ENODEV) and /dev/perfmon does not open (ENXIO).
+ */
+static inline int have_cpu_pmu(void)
+{
+	int fd = open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, -1, 0, 1);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+#define NEED_CPU_PMU() do {							\
+	if (!have_cpu_pmu())						\
+		SKIP(return, "no PMU at all: perf has no cycles event (no hardware PMU, no test PMU)"); \
+} while (0)
+
 #define NEED_CPUS(n) do {						\
 	int need_ = (n);						\
 									\
