@@ -167,11 +167,19 @@ TEST(inject_without_the_test_pmu_is_an_error)
 }
 
 /*
- * Counter contention.  Another perf user's pinned CPU-wide branch events
- * (a general-purpose counter each) take every general-purpose counter of
- * the check's CPU that is left: their number, or -1 when perf refuses the
- * first (no PMU).  hog_release() closes them.
+ * Counter contention.  Another perf user's pinned CPU-wide events that only
+ * a general-purpose counter takes (x86: branches; arm64: SW_INCR, which
+ * never goes on the cycle counter) take every one of the check's CPU that
+ * is left: their number, or -1 when perf refuses the first (no PMU).
+ * hog_release() closes them.
  */
+#ifdef PMC_TEST_X86
+#define HOG_TYPE	PERF_TYPE_HARDWARE
+#define HOG_CONFIG	PERF_COUNT_HW_BRANCH_INSTRUCTIONS
+#else
+#define HOG_TYPE	PERF_TYPE_RAW
+#define HOG_CONFIG	0	/* SW_INCR */
+#endif
 static int hogs[64], nhogs;
 
 static int hog_counters(int cpu)
@@ -180,9 +188,8 @@ static int hog_counters(int cpu)
 
 	nhogs = 0;
 	for (n = 0; n < 64; n++) {
-		struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
-					     .config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-					     .pinned = 1, .exclude_kernel = 1 };
+		struct perf_event_attr a = { .size = sizeof(a), .type = HOG_TYPE,
+					     .config = HOG_CONFIG, .pinned = 1, .exclude_kernel = 1 };
 		unsigned long long v;
 		int fd = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -231,8 +238,9 @@ static const char *check_mode(void)
 /*
  * With every general-purpose counter of its CPU taken by another perf user,
  * pmcompat-check says so: its header counts none free, and the rows whose
- * counter could not be had (branches, which take only a general-purpose
- * counter) are skipped naming counter contention, never failed.  Then, the
+ * counter could not be had (x86: at least branches, which take only a
+ * general-purpose counter; arm64: instructions) are skipped naming counter
+ * contention, never failed.  Then, the
  * counters given back, no row names contention.  Runs with the test PMU
  * (injected) or a real PMU (the loop).
  */

@@ -264,6 +264,13 @@ static uint64_t perf_read(int fd)
  * test PMU's stand-in (tests/fakepmu's watchdog=1) counts as on.
  */
 static int nmi_watchdog = -1;
+#ifdef PMC_CHECK_X86
+#define WATCHDOG_HOLDS	"with a hardware PMU it holds a counter on every CPU"
+#define WATCHDOG_ROW	"the NMI watchdog holds one on every CPU"
+#else
+#define WATCHDOG_HOLDS	"it holds a counter on every CPU where the PMU interrupt is an NMI (pseudo-NMI)"
+#define WATCHDOG_ROW	"the NMI watchdog is on, and holds one on every CPU if the PMU interrupt is a pseudo-NMI"
+#endif
 static int fake_watchdog;
 
 static void read_watchdog(void)
@@ -344,7 +351,7 @@ static void describe_counters(void)
 			 n, n == 1 ? "" : "s", cpu);
 	printf("counters: NMI watchdog %s%s; %s\n",
 	       nmi_watchdog < 0 ? "unknown (no /proc/sys/kernel/nmi_watchdog)" :
-	       nmi_watchdog ? "on (kernel.nmi_watchdog=1: with a hardware PMU it holds a counter on every CPU)" :
+	       nmi_watchdog ? "on (kernel.nmi_watchdog=1: " WATCHDOG_HOLDS ")" :
 	       "off (kernel.nmi_watchdog=0)",
 	       fake_watchdog ? ", and the test PMU's watchdog (fakepmu watchdog=1)" : "", freebuf);
 }
@@ -368,8 +375,8 @@ static const char *contention(const char *what)
 		len += snprintf(buf + len, sizeof(buf) - len,
 				": the test PMU's watchdog holds one on every CPU (fakepmu watchdog=1)");
 	else if (nmi_watchdog > 0 && len < sizeof(buf))
-		len += snprintf(buf + len, sizeof(buf) - len,
-				": the NMI watchdog holds one on every CPU (free it: sysctl kernel.nmi_watchdog=0)");
+		len += snprintf(buf + len, sizeof(buf) - len, ": %s (free it: sysctl kernel.nmi_watchdog=0)",
+				WATCHDOG_ROW);
 	if (len < sizeof(buf))
 		snprintf(buf + len, sizeof(buf) - len,
 			 "%s other perf users (perf, profilers, KVM guests' virtual PMUs) may hold others",
