@@ -12,6 +12,8 @@
 #   make install-dkms DESTDIR=... the same with the DKMS source tree instead of the built module
 #   make uninstall    DESTDIR=... remove what either put there (no kernel build tree needed)
 #   make lint         checkpatch --strict and sparse on the kernel sources
+#   make kselftest-install [INSTALL_PATH=DIR]  the selftests and run_kselftest.sh in DIR
+#                     (default build/kselftest_install), to run on this machine
 #   make arm64-user   cross build of the user space for arm64 (libcpc, cpustat, cputrack,
 #                     uprofile, kprofile, pmcompat-check, the selftests that make sense there)
 #                     into build/arm64/{bin,lib,selftests}, against tests/vm/arm64-fetch's sysroot
@@ -72,6 +74,15 @@ $(CHECKPATCH):
 
 selftests: $(KSFT)/kselftest_harness.h tools
 	$(MAKE) -C tests/selftests O=$(BUILD)/selftests KSFT=$(KSFT)
+
+# The selftests installed the kselftest way, to run on this machine
+# (README: Running the tests on your machine): DIR/run_kselftest.sh,
+# DIR/kselftest-list.txt, the programs in DIR/pmcompat.
+KSFT_INSTALL_PATH ?= $(BUILD)/kselftest_install
+.PHONY: kselftest-install
+kselftest-install: selftests
+	$(MAKE) -C tests/selftests O=$(BUILD)/selftests KSFT=$(KSFT) \
+		INSTALL_PATH=$(abspath $(or $(INSTALL_PATH),$(KSFT_INSTALL_PATH))) install
 
 unit: $(KSFT)/kselftest_harness.h $(CHECKPATCH)
 	$(MAKE) -C tests/unit O=$(BUILD)

@@ -168,7 +168,7 @@ static void no_arg(struct __test_metadata *_metadata, const char *what, int fd,
 	if (sizeof(void *) != 4)					\
 		SKIP(return, "a 32-bit program's test");		\
 	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded");			\
+		SKIP(return, NO_FAKEPMU);			\
 	ASSERT_EQ(0, zones());						\
 } while (0)
 

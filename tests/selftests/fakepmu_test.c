@@ -30,14 +30,14 @@ static int is_hybrid(void)
 /* The tests written for one "cpu" PMU. */
 #define NEED_ONE_CPU_PMU() do {						\
 	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded");			\
+		SKIP(return, NO_FAKEPMU);			\
 	if (is_hybrid())						\
 		SKIP(return, "test PMU loaded with hybrid=1: this test is for one cpu PMU"); \
 } while (0)
 
 #define NEED_HYBRID() do {						\
 	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded");			\
+		SKIP(return, NO_FAKEPMU);			\
 	if (!is_hybrid())						\
 		SKIP(return, "no cpu_core PMU: load the test PMU with hybrid=1"); \
 } while (0)

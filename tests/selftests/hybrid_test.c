@@ -42,7 +42,7 @@ static int first_cpu_of(const char *pmu)
 
 #define NEED_HYBRID(core, atom) do {					\
 	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded");			\
+		SKIP(return, NO_FAKEPMU);			\
 	core = first_cpu_of("cpu_core");				\
 	atom = first_cpu_of("cpu_atom");				\
 	if (core < 0 || atom < 0)					\

@@ -42,8 +42,8 @@
 #define NOBODY		65534
 #define OTHER_UID	65533
 #define PARANOID_PATH	"/proc/sys/kernel/perf_event_paranoid"
-#define EXAMPLE1	"/pmcompat/tests/solaris-cpc1-example"
-#define EXAMPLE2	"/pmcompat/tests/solaris-cpc2-example"
+#define EXAMPLE1	pmc_test_file("solaris-cpc1-example")
+#define EXAMPLE2	pmc_test_file("solaris-cpc2-example")
 #define USR		CPC_COUNT_USER
 #define USR_SYS		(CPC_COUNT_USER | CPC_COUNT_SYSTEM)
 
@@ -286,7 +286,7 @@ static int run_example(struct ex_run *r, const char *path, int cpu,
 	const char *example_ = (path);					\
 									\
 	if (access(example_, X_OK))					\
-		SKIP(return, "%s not built", example_);			\
+		SKIP(return, "%.900s not built", example_);			\
 } while (0)
 
 /*

@@ -22,10 +22,10 @@ TEST(unload_and_reload)
 	ASSERT_TRUE(module_loaded("pmcompat"));
 	ASSERT_EQ(0, kmod_remove("pmcompat"));
 	EXPECT_FALSE(module_loaded("pmcompat"));
-	ASSERT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
+	ASSERT_EQ(0, pmcompat_load());
 	EXPECT_TRUE(module_loaded("pmcompat"));
 	/* A second load of the same module is refused. */
-	EXPECT_EQ(-EEXIST, kmod_insert(PMCOMPAT_KO, NULL));
+	EXPECT_EQ(-EEXIST, pmcompat_load());
 }
 
 TEST(reload_cycles)
@@ -34,7 +34,7 @@ TEST(reload_cycles)
 
 	for (i = 0; i < 5; i++) {
 		ASSERT_EQ(0, kmod_remove("pmcompat"));
-		ASSERT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
+		ASSERT_EQ(0, pmcompat_load());
 	}
 	EXPECT_TRUE(module_loaded("pmcompat"));
 }
@@ -45,7 +45,7 @@ TEST(fakepmu_unload_refused_while_event_open)
 	int fd;
 
 	if (!module_loaded("fakepmu"))
-		SKIP(return, "test PMU not loaded (hardware PMU present?)");
+		SKIP(return, NO_FAKEPMU);
 	fd = open_counter(PERF_TYPE_RAW, 0xc0, -1, 0, 0, 0);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-EAGAIN, kmod_remove("fakepmu"));
@@ -62,7 +62,7 @@ TEST(fakepmu_unload_refused_while_event_open)
 TEST(fakepmu_bad_parameters)
 {
 	if (!module_loaded("fakepmu"))
-		SKIP(return, "test PMU not loaded (hardware PMU present?)");
+		SKIP(return, NO_FAKEPMU);
 	ASSERT_EQ(0, kmod_remove("fakepmu"));
 	EXPECT_EQ(-EINVAL, kmod_insert(FAKEPMU_KO, "ncounters=0"));
 	EXPECT_EQ(-EINVAL, kmod_insert(FAKEPMU_KO, "ncounters=33"));

@@ -10,7 +10,7 @@
 #include "pmc_test_util.h"
 #include "kselftest_harness.h"
 
-#define EXAMPLE "/pmcompat/tests/openbsd-pctr-example"
+#define EXAMPLE pmc_test_file("openbsd-pctr-example")
 
 /* Run the example; parse "fn0 %x tsc_ok %d ctr0 %llu rdpmc0 %llu". */
 static int run_example(unsigned int *fn, int *tsc_ok, unsigned long long *ctr,
@@ -48,7 +48,7 @@ TEST(example_prints_exact_injected_counts)
 	int tsc_ok;
 
 	if (!have_fakepmu())
-		SKIP(return, "test PMU not loaded");
+		SKIP(return, NO_FAKEPMU);
 	ASSERT_EQ(0, pin_to_cpu(1));
 	clear_counter0();
 

@@ -60,7 +60,7 @@ FIXTURE(pctr98) {
 FIXTURE_SETUP(pctr98)
 {
 	if (access(INJECT, W_OK))
-		SKIP(return, "test PMU not loaded (exact counts need it)");
+		SKIP(return, "needs the test PMU tests/fakepmu (not loaded)");
 	if (sysconf(_SC_NPROCESSORS_ONLN) <= CPU)
 		SKIP(return, "needs CPU %d", CPU);
 	self->fd = open(_PATH_PCTR, O_RDWR);

@@ -215,7 +215,7 @@ FIXTURE_TEARDOWN(perfmon)
 	if (self->fakepmu_removed && !module_loaded("fakepmu"))
 		EXPECT_EQ(0, fakepmu_reload());
 	if (!module_loaded("pmcompat"))
-		EXPECT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
+		EXPECT_EQ(0, pmcompat_load());
 	if (self->pctr_used)
 		EXPECT_EQ(0, pctr_clear_all());
 	/* The writer is gone, and so is every counter it set up. */
@@ -1313,7 +1313,7 @@ TEST_F(perfmon, no_pmu_gives_enxio)
 	int err, ro;
 
 	if (!module_loaded("fakepmu"))
-		SKIP(return, "test PMU not loaded (hardware PMU present?)");
+		SKIP(return, NO_FAKEPMU);
 	/* Nothing may hold the test PMU: no pctr counter, no perfmon one. */
 	if (!access(_PATH_PCTR, F_OK)) {
 		self->pctr_used = true;
@@ -1365,7 +1365,7 @@ TEST_F(perfmon, module_unload_refused_while_open)
 
 	ASSERT_EQ(0, kmod_remove("pmcompat"));
 	EXPECT_NE(0, access(_PATH_PERFMON, F_OK));
-	ASSERT_EQ(0, kmod_insert(PMCOMPAT_KO, NULL));
+	ASSERT_EQ(0, pmcompat_load());
 	self->fd = open_perfmon(O_RDWR);
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(0, SETUP(self->fd, 0, CTL_INSTR_U));

@@ -38,6 +38,35 @@ static inline int have_fakepmu(void)
 	return access(FAKEPMU_INJECT, W_OK) == 0;
 }
 
+/*
+ * Why a test skips without the test PMU: on a machine with a real PMU
+ * (the suite installed there: run_kselftest.sh) exact injected counts and
+ * overflows cannot be had, and the reason names what would give them.
+ */
+#define NO_FAKEPMU	"needs the test PMU tests/fakepmu (not loaded)"
+
+/*
+ * A file installed beside the test programs (the example programs, which
+ * the tests' Makefile builds into the same directory): the directory of
+ * this program, /pmcompat/tests in the VMs, the installed collection's on a
+ * user's machine.  Returns a static buffer.
+ */
+static inline const char *pmc_test_file(const char *name)
+{
+	static char path[PATH_MAX];
+	char *slash;
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0 || (size_t)n + strlen(name) + 2 > sizeof(path)) {
+		snprintf(path, sizeof(path), "/pmcompat/tests/%s", name);
+		return path;
+	}
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	snprintf(slash + 1, sizeof(path) - (slash + 1 - path), "%s", name);
+	return path;
+}
+
 static inline int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -246,6 +275,31 @@ static inline int kmod_insert(const char *path, const char *params)
 	return err;
 }
 
+/*
+ * Load pmcompat again: the VMs' copy (PMCOMPAT_KO), or where it is
+ * installed (modprobe's lookup: make install, DKMS) on a user's machine.
+ */
+static inline int pmcompat_load(void)
+{
+	struct kmod_ctx *ctx;
+	struct kmod_module *mod;
+	int err;
+
+	if (access(PMCOMPAT_KO, R_OK) == 0)
+		return kmod_insert(PMCOMPAT_KO, NULL);
+	ctx = kmod_new(NULL, NULL);
+	if (!ctx)
+		return -ENOMEM;
+	err = kmod_module_new_from_name(ctx, "pmcompat", &mod);
+	if (!err) {
+		err = kmod_module_probe_insert_module(mod, KMOD_PROBE_FAIL_ON_LOADED,
+						      NULL, NULL, NULL, NULL);
+		kmod_module_unref(mod);
+	}
+	kmod_unref(ctx);
+	return err;
+}
+
 /* Load the test PMU again with the lane's parameters (e.g. hybrid=1). */
 static inline int fakepmu_reload(void)
 {
@@ -437,7 +491,28 @@ static inline int fakepmu_gp_counters(void)
 /* Skip a test (kselftest harness) without the test PMU, or without n CPUs. */
 #define NEED_FAKEPMU() do {						\
 	if (!have_fakepmu())						\
-		SKIP(return, "test PMU not loaded (exact counts need it)"); \
+		SKIP(return, NO_FAKEPMU); \
+} while (0)
+
+/*
+ * Whether perf has a CPU PMU at all (a hardware one, or the test PMU): a
+ * counting cycles event of this thread opens.  Without one (a VM without a
+ * virtual PMU, the test PMU not loaded) the x86 devices cannot program a
+ * counter (ENODEV) and /dev/perfmon does not open (ENXIO).
+ */
+static inline int have_cpu_pmu(void)
+{
+	int fd = open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, -1, 0, 1);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+#define NEED_CPU_PMU() do {							\
+	if (!have_cpu_pmu())						\
+		SKIP(return, "no PMU at all: perf has no cycles event (no hardware PMU, no test PMU)"); \
 } while (0)
 
 #define NEED_CPUS(n) do {						\

@@ -5,7 +5,8 @@
  * with a difference of 0, the legacy count equal to the expected one, and
  * the overflow rows exactly 0 signals below the period and 1 past it, on
  * both sides.  Also: the test PMU's absence is a usage error with --inject,
- * and the environment variable selects the same mode.
+ * the environment variable selects the same mode, and counter contention
+ * (another perf user, the watchdog) is named in the rows it refuses.
  */
 #include <sys/wait.h>
 #include "pmc_test_util.h"
@@ -112,7 +113,7 @@ TEST(every_front_end_agrees_with_perf_exactly)
 	int rc;
 
 	if (!have_fakepmu())
-		SKIP(return, "no test PMU");
+		SKIP(return, NO_FAKEPMU);
 	rc = run_check(out, sizeof(out), NULL, "--inject -n 12345 -p 1000");
 	TH_LOG("%s", out);
 	ASSERT_EQ(0, rc);
@@ -133,7 +134,7 @@ TEST(inject_from_the_environment_on_another_cpu)
 	int rc, last = count_online_cpus() - 1;
 
 	if (!have_fakepmu())
-		SKIP(return, "no test PMU");
+		SKIP(return, NO_FAKEPMU);
 	if (last < 1)
 		SKIP(return, "one CPU");
 	snprintf(args, sizeof(args), "-c %d -n 7 -p 3", last);
@@ -162,12 +163,184 @@ TEST(usage_errors)
 TEST(inject_without_the_test_pmu_is_an_error)
 {
 	if (!have_fakepmu())
-		SKIP(return, "no test PMU");
+		SKIP(return, NO_FAKEPMU);
 	if (kmod_remove("fakepmu"))
 		SKIP(return, "the test PMU cannot be unloaded here");
 	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "--inject -n 10"));
 	EXPECT_NE(NULL, strstr(out, "the test PMU is not loaded")) TH_LOG("%s", out);
 	ASSERT_EQ(0, fakepmu_reload());
+}
+
+/*
+ * Counter contention.  Another perf user's pinned CPU-wide events that only
+ * a general-purpose counter takes (x86: branches; arm64: SW_INCR, which
+ * never goes on the cycle counter) take every one of the check's CPU that
+ * is left: their number, or -1 when perf refuses the first (no PMU).
+ * hog_release() closes them.
+ */
+#ifdef PMC_TEST_X86
+#define HOG_TYPE	PERF_TYPE_HARDWARE
+#define HOG_CONFIG	PERF_COUNT_HW_BRANCH_INSTRUCTIONS
+#else
+#define HOG_TYPE	PERF_TYPE_RAW
+#define HOG_CONFIG	0	/* SW_INCR */
+#endif
+static int hogs[64], nhogs;
+
+static int hog_counters(int cpu)
+{
+	int n;
+
+	nhogs = 0;
+	for (n = 0; n < 64; n++) {
+		struct perf_event_attr a = { .size = sizeof(a), .type = HOG_TYPE,
+					     .config = HOG_CONFIG, .pinned = 1, .exclude_kernel = 1 };
+		unsigned long long v;
+		int fd = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0)
+			return n ? n : -1;
+		if (read(fd, &v, sizeof(v)) != sizeof(v)) {
+			close(fd);	/* in error: that was one too many */
+			return n;
+		}
+		hogs[nhogs++] = fd;
+	}
+	return n;
+}
+
+static void hog_release(void)
+{
+	while (nhogs > 0)
+		close(hogs[--nhogs]);
+}
+
+/* Rows whose reason is counter contention and contains want (or NULL). */
+static int contention_rows(const char *out, const char *want)
+{
+	const char *p = out;
+	int n = 0;
+
+	while ((p = strstr(p, "SKIP: "))) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(len < 511 ? len : 511), p);
+		if (strstr(buf, "counter contention") && (!want || strstr(buf, want)))
+			n++;
+		p += len;
+	}
+	return n;
+}
+
+/* The check's arguments: --inject with the test PMU, else the real loop. */
+static const char *check_mode(void)
+{
+	return have_fakepmu() ? "--inject" : "";
+}
+
+/*
+ * With every general-purpose counter of its CPU taken by another perf user,
+ * pmcompat-check says so: its header counts none free, and the rows whose
+ * counter could not be had (x86: at least branches, which take only a
+ * general-purpose counter; arm64: instructions) are skipped naming counter
+ * contention, never failed.  Then, the
+ * counters given back, no row names contention.  Runs with the test PMU
+ * (injected) or a real PMU (the loop).
+ */
+TEST(counter_contention_is_named)
+{
+	int cpu = count_online_cpus() - 1, rc, n;
+	char args[96], want[96];
+
+	if (access("/dev/cpc", F_OK))
+		SKIP(return, "pmcompat is not loaded");
+	n = hog_counters(cpu);
+	if (n < 0)
+		SKIP(return, "perf cannot count CPU %d here (no PMU)", cpu);
+	snprintf(args, sizeof(args), "%s -c %d -n 100000 -p 1000", check_mode(), cpu);
+	rc = run_check(out, sizeof(out), NULL, args);
+	hog_release();
+	TH_LOG("%d counters taken; %s", n, out);
+	EXPECT_NE(1, rc);
+	EXPECT_EQ(NULL, strstr(out, "FAIL\n"));
+	snprintf(want, sizeof(want), "0 general-purpose counters free on CPU %d", cpu);
+	EXPECT_NE(NULL, strstr(out, want));
+	snprintf(want, sizeof(want), "counter contention (0 general-purpose free on CPU %d)", cpu);
+	EXPECT_LE(1, contention_rows(out, want));
+	EXPECT_LE(1, contention_rows(out, "other perf users"));
+
+	rc = run_check(out, sizeof(out), NULL, args);
+	EXPECT_EQ(0, contention_rows(out, NULL)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "%d general-purpose counter%s free on CPU %d", n,
+		 n == 1 ? "" : "s", cpu);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+}
+
+#define FAKE_WATCHDOG	"/sys/module/fakepmu/parameters/watchdog"
+
+/* Load the test PMU again with the lane's parameters and extra. */
+static int fakepmu_reload_with(const char *extra)
+{
+	const char *lane = getenv("PMCOMPAT_FAKEPMU_PARAMS");
+	char params[256];
+	int err = kmod_remove("fakepmu");
+
+	if (err)
+		return err;
+	snprintf(params, sizeof(params), "%s %s", lane ? lane : "", extra);
+	return kmod_insert(FAKEPMU_KO, params);
+}
+
+static int cpu_is_amd(void)
+{
+#ifdef PMC_TEST_X86
+	unsigned int a, b, c, d;
+
+	__cpuid(0, a, b, c, d);
+	return (b == 0x68747541 && d == 0x69746e65) || b == 0x6f677948;	/* Auth.., Hygo.. */
+#else
+	return 0;
+#endif
+}
+
+/*
+ * The test PMU's watchdog (fakepmu watchdog=1: a pinned kernel cycles
+ * event on every CPU, as the NMI watchdog's) is named in the header, takes
+ * a general-purpose counter on the AMD model (a fixed one on the Intel
+ * model), and is named in the rows refused once another perf user has
+ * taken the general-purpose counters left.
+ */
+TEST(watchdog_is_named)
+{
+	int cpu = count_online_cpus() - 1, rc, n, gp;
+	char args[96], want[96];
+
+	if (!have_fakepmu())
+		SKIP(return, NO_FAKEPMU);
+	if (access(FAKE_WATCHDOG, F_OK))
+		SKIP(return, "the test PMU has no watchdog parameter (%s)", FAKE_WATCHDOG);
+	ASSERT_EQ(0, fakepmu_reload_with("watchdog=1"));
+	gp = fakepmu_gp_counters();
+	snprintf(args, sizeof(args), "--inject -c %d -n 100000 -p 1000", cpu);
+	rc = run_check(out, sizeof(out), NULL, args);
+	TH_LOG("%s", out);
+	EXPECT_EQ(0, rc);
+	EXPECT_NE(NULL, strstr(out, "the test PMU's watchdog (fakepmu watchdog=1)"));
+	snprintf(want, sizeof(want), "%d general-purpose counters free on CPU %d",
+		 gp - cpu_is_amd(), cpu);
+	EXPECT_NE(NULL, strstr(out, want));
+
+	n = hog_counters(cpu);
+	EXPECT_EQ(gp - cpu_is_amd(), n);
+	rc = run_check(out, sizeof(out), NULL, args);
+	hog_release();
+	TH_LOG("%s", out);
+	EXPECT_NE(1, rc);
+	EXPECT_EQ(NULL, strstr(out, "FAIL\n"));
+	EXPECT_LE(1, contention_rows(out, "the test PMU's watchdog holds one on every CPU"));
+	ASSERT_EQ(0, fakepmu_reload_with(""));
 }
 
 /*

@@ -23,7 +23,7 @@ trap 'rm -rf "$stage" "$work" "$root"' EXIT
 fails() { ! "$@"; }
 
 echo "TAP version 13"
-echo "1..34"
+echo "1..39"
 inc=$stage/usr/include
 # Debian's multiarch directory, as tools/Makefile finds it.
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
@@ -213,5 +213,50 @@ check "make uninstall removes the module and runs depmod again" sh -c "
 	make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr uninstall DESTDIR='$root' KDIR=/nonexistent &&
 	! [ -e '$root/lib/modules/$kver/extra' ] &&
 	! grep -q pmcompat '$root/lib/modules/$kver/modules.dep'"
+
+# The selftests installed the kselftest way (make -C tests/selftests
+# install; install-only copies the programs make all built) and their
+# runner, run_kselftest.sh, on programs of its own: exit 0 passes, exit 4
+# skips, the "# Totals:" lines are summed, -s keeps the output in
+# output.log, -o times a program out.
+ks=$work/ksft
+check "kselftest install: run_kselftest.sh, kselftest-list.txt, the programs" sh -c "
+	make -s --no-print-directory -C '$TOP/tests/selftests' install-only O='$O/selftests' \
+		INSTALL_PATH='$ks' >/dev/null &&
+	[ -x '$ks/run_kselftest.sh' ] && [ -s '$ks/kselftest-list.txt' ] &&
+	[ -f '$ks/pmcompat/settings' ] && [ -f '$ks/pmcompat/config' ] &&
+	[ -x '$ks/pmcompat/uprofile-hot-example' ] &&
+	for t in \$(sed 's/^pmcompat://' '$ks/kselftest-list.txt'); do [ -x '$ks/pmcompat/'\$t ] || exit 1; done"
+check "run_kselftest.sh -l: every installed test program, the fuzzer not among them" sh -c "
+	'$ks/run_kselftest.sh' -l >'$work/list' &&
+	grep -qx pmcompat:module_test '$work/list' && grep -qx pmcompat:pmcompat_check_test '$work/list' &&
+	grep -qx pmcompat:realpmu_test '$work/list' && ! grep -q fuzz '$work/list' &&
+	[ \$(wc -l <'$work/list') -eq \$(ls '$ks/pmcompat' | grep -c '_test') ]"
+mkdir -p "$work/kt/c"
+printf '#!/bin/sh\necho "TAP version 13"\necho "ok 1 a"\necho "ok 2 b # SKIP needs the test PMU"\necho "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >"$work/kt/c/good"
+printf '#!/bin/sh\necho "not ok 1 c"\necho "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"\nexit 1\n' >"$work/kt/c/bad"
+printf '#!/bin/sh\nexit 4\n' >"$work/kt/c/skipped"
+printf '#!/bin/sh\nsleep 30\n' >"$work/kt/c/slow"
+chmod +x "$work/kt/c/good" "$work/kt/c/bad" "$work/kt/c/skipped" "$work/kt/c/slow"
+cp "$TOP/tests/selftests/run_kselftest.sh" "$work/kt/"
+printf 'c:good\nc:bad\nc:skipped\n' >"$work/kt/kselftest-list.txt"
+check "run_kselftest.sh: ok, not ok, SKIP per program; the tests' totals summed; exit 1 on a failure" sh -c "
+	! '$work/kt/run_kselftest.sh' >'$work/run' &&
+	grep -qx '1..3' '$work/run' &&
+	grep -qx 'ok 1 selftests: c: good' '$work/run' &&
+	grep -qx 'not ok 2 selftests: c: bad # exit=1' '$work/run' &&
+	grep -qx 'ok 3 selftests: c: skipped # SKIP' '$work/run' &&
+	grep -qx '# ok 2 b # SKIP needs the test PMU' '$work/run' &&
+	grep -qx '# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0' '$work/run'"
+check "run_kselftest.sh -s -t: one line per program, its totals and skips; the output in output.log" sh -c "
+	'$work/kt/run_kselftest.sh' -s -t good -t c:skipped >'$work/run' &&
+	grep -qx '1..2' '$work/run' && grep -qx '# good: Totals: pass:1 fail:0 xfail:0 xpass:0 skip:1 error:0' '$work/run' &&
+	grep -qx '#   ok 2 b # SKIP needs the test PMU' '$work/run' && ! grep -q '^# ok 1 a' '$work/run' &&
+	grep -qx '# ok 1 a' '$work/kt/output.log'"
+check "run_kselftest.sh: an unknown test is refused; -o times a program out" sh -c "
+	! '$work/kt/run_kselftest.sh' -t nosuch 2>/dev/null &&
+	printf 'c:slow\n' >'$work/kt/kselftest-list.txt' &&
+	! '$work/kt/run_kselftest.sh' -o 1 >'$work/run' &&
+	grep -qx 'not ok 1 selftests: c: slow # TIMEOUT 1 seconds' '$work/run'"
 
 totals

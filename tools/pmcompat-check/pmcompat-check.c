@@ -234,16 +234,161 @@ static int perf_open(enum ev e, pid_t pid, int on_cpu, int user_only,
 		a.wakeup_events = 1;
 		a.disabled = 1;
 	}
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	return (int)syscall(__NR_perf_event_open, &a, pid, on_cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * Set when one of perf's own counting events was not on a counter all the
+ * time it was enabled (perf multiplexed it: every counter was taken), so
+ * that its count cannot be compared.
+ */
+static int perf_starved;
+
 static uint64_t perf_read(int fd)
 {
-	uint64_t v = 0;
+	uint64_t v[3] = { 0, 0, 0 };
 
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
+	if (read(fd, v, sizeof(v)) != sizeof(v))
 		return 0;
-	return v;
+	if (v[2] < v[1])
+		perf_starved = 1;
+	return v[0];
+}
+
+/* ---- who else holds counters --------------------------------------------- */
+
+/*
+ * The NMI watchdog (the hardlockup detector): with a hardware PMU it is a
+ * pinned cycles event on every CPU, on Intel usually the fixed cycles
+ * counter, on AMD a general-purpose one.  1 on, 0 off, -1 unknown.  The
+ * test PMU's stand-in (tests/fakepmu's watchdog=1) counts as on.
+ */
+static int nmi_watchdog = -1;
+#ifdef PMC_CHECK_X86
+#define WATCHDOG_HOLDS	"with a hardware PMU it holds a counter on every CPU"
+#define WATCHDOG_ROW	"the NMI watchdog holds one on every CPU"
+#else
+#define WATCHDOG_HOLDS	"it holds a counter on every CPU where the PMU interrupt is an NMI (pseudo-NMI)"
+#define WATCHDOG_ROW	"the NMI watchdog is on, and holds one on every CPU if the PMU interrupt is a pseudo-NMI"
+#endif
+static int fake_watchdog;
+
+static void read_watchdog(void)
+{
+	char buf[8] = "";
+	FILE *f = fopen("/proc/sys/kernel/nmi_watchdog", "re");
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			nmi_watchdog = atoi(buf) != 0;
+		fclose(f);
+	}
+	f = fopen("/sys/module/fakepmu/parameters/watchdog", "re");
+	if (f) {
+		fake_watchdog = fgets(buf, sizeof(buf), f) && (buf[0] == 'Y' || buf[0] == '1');
+		fclose(f);
+	}
+}
+
+/*
+ * How many general-purpose counters of the check's CPU are free now: pinned
+ * CPU-wide branch events (which only a general-purpose counter takes) are
+ * opened on it until perf can place no more (the event reads as nothing:
+ * its error state).  -1 when perf will not let this caller count a CPU.
+ */
+static int free_counters(void)
+{
+	int fds[64], n, i, got = -1;
+
+	for (n = 0; n < 64; n++) {
+		struct perf_event_attr a;
+		uint64_t v, type;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+#ifdef PMC_CHECK_X86
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+		if (pmu_of(cpu, &type))
+			a.config |= type << 32;
+#else
+		/* SW_INCR (0x00): any event counter, never the cycle counter */
+		(void)type;
+		a.type = PERF_TYPE_RAW;
+		a.config = 0;
+#endif
+		a.pinned = 1;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		fds[n] = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[n] < 0) {
+			got = n ? n : -1;	/* the first refused: no PMU, or no permission */
+			break;
+		}
+		if (read(fds[n], &v, sizeof(v)) != sizeof(v)) {
+			got = n++;	/* in error: no counter left for it */
+			break;
+		}
+	}
+	if (n == 64)
+		got = 64;
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return got;
+}
+
+/* The header line: the watchdog and the counters free on the check's CPU. */
+static void describe_counters(void)
+{
+	int n = free_counters();
+	char freebuf[96];
+
+	if (n < 0)
+		snprintf(freebuf, sizeof(freebuf), "free counters of CPU %d unknown (perf will not count it for this caller)", cpu);
+	else
+		snprintf(freebuf, sizeof(freebuf), "%d general-purpose counter%s free on CPU %d",
+			 n, n == 1 ? "" : "s", cpu);
+	printf("counters: NMI watchdog %s%s; %s\n",
+	       nmi_watchdog < 0 ? "unknown (no /proc/sys/kernel/nmi_watchdog)" :
+	       nmi_watchdog ? "on (kernel.nmi_watchdog=1: " WATCHDOG_HOLDS ")" :
+	       "off (kernel.nmi_watchdog=0)",
+	       fake_watchdog ? ", and the test PMU's watchdog (fakepmu watchdog=1)" : "", freebuf);
+}
+
+/*
+ * Why a counter was refused (EBUSY, CPC_RESOURCE_UNAVAIL) or lost (EIO),
+ * or perf's own event could not stay on a counter: who holds the counters,
+ * and what to do.  Returns a static buffer.
+ */
+static const char *contention(const char *what)
+{
+	static char buf[320];
+	int n = free_counters();
+	size_t len;
+
+	len = snprintf(buf, sizeof(buf), "%s: counter contention", what);
+	if (n >= 0 && len < sizeof(buf))
+		len += snprintf(buf + len, sizeof(buf) - len, " (%d general-purpose free on CPU %d)",
+				n, cpu);
+	if (fake_watchdog && len < sizeof(buf))
+		len += snprintf(buf + len, sizeof(buf) - len,
+				": the test PMU's watchdog holds one on every CPU (fakepmu watchdog=1)");
+	else if (nmi_watchdog > 0 && len < sizeof(buf))
+		len += snprintf(buf + len, sizeof(buf) - len, ": %s (free it: sysctl kernel.nmi_watchdog=0)",
+				WATCHDOG_ROW);
+	if (len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len,
+			 "%s other perf users (perf, profilers, KVM guests' virtual PMUs) may hold others",
+			 fake_watchdog || nmi_watchdog > 0 ? ";" : ":");
+	return buf;
+}
+
+/* An errno that says the counters are taken. */
+static int busy(int err)
+{
+	return err == EBUSY || err == EIO;
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -284,6 +429,12 @@ static void row(const char *fe, const char *what, unsigned long long exp,
 	unsigned long long ad = d < 0 ? -(unsigned long long)d : (unsigned long long)d;
 	int ok = ad <= tol;
 	char e[24];
+
+	if (perf_starved) {
+		perf_starved = 0;
+		row_skip(fe, what, "%s", contention("perf's event was multiplexed"));
+		return;
+	}
 
 	if (exp)
 		snprintf(e, sizeof(e), "%llu", exp);
@@ -377,15 +528,22 @@ static void check_pctr(void)
 		}
 		unsigned int fn = ev_code[e] | PCTR_U | PCTR_EN;
 
+		perf_starved = 0;
 		if (ioctl(fd, PCIOCS0, &fn) < 0) {
-			row_skip("pctr", ev_name[e], "PCIOCS0: %s", strerror(errno));
+			if (busy(errno))
+				row_skip("pctr", ev_name[e], "%s", contention("PCIOCS0: EBUSY"));
+			else
+				row_skip("pctr", ev_name[e], "PCIOCS0: %s", strerror(errno));
 			close(pfd);
 			continue;
 		}
 		p0 = perf_read(pfd);
 		if (ioctl(fd, PCIOCRD, &s0) < 0 || work(e) ||
 		    ioctl(fd, PCIOCRD, &s1) < 0) {
-			row_skip("pctr", ev_name[e], "PCIOCRD or workload: %s", strerror(errno));
+			if (errno == EIO)
+				row_skip("pctr", ev_name[e], "%s", contention("PCIOCRD: EIO"));
+			else
+				row_skip("pctr", ev_name[e], "PCIOCRD or workload: %s", strerror(errno));
 		} else {
 			p1 = perf_read(pfd);
 			row("pctr", ev_name[e], expected(e), s1.pctr_hwc[0] - s0.pctr_hwc[0],
@@ -434,15 +592,25 @@ static void check_perfmon(void)
 		p.pmc_event = ev_code[e] & 0xff;
 		p.pmc_unit = (ev_code[e] >> 8) & 0xff;
 		p.pmc_flags = PMCF_USR;
+		perf_starved = 0;
 		if (ioctl(fd, PMIOSETUP, &p) < 0 || ioctl(fd, PMIOSTART, &p.pmc_num) < 0) {
-			row_skip("perfmon", ev_name[e], "PMIOSETUP/PMIOSTART: %s", strerror(errno));
+			if (busy(errno))
+				row_skip("perfmon", ev_name[e], "%s",
+					 contention("PMIOSETUP/PMIOSTART: EBUSY"));
+			else
+				row_skip("perfmon", ev_name[e], "PMIOSETUP/PMIOSTART: %s",
+					 strerror(errno));
 			goto next;
 		}
 		for (c = 0; c < ncpu; c++)
 			if (pfd[c] >= 0)
 				p0 += perf_read(pfd[c]);
 		if (ioctl(fd, PMIOREAD, &d0) < 0 || work(e) || ioctl(fd, PMIOREAD, &d1) < 0) {
-			row_skip("perfmon", ev_name[e], "PMIOREAD or workload: %s", strerror(errno));
+			if (errno == EIO)
+				row_skip("perfmon", ev_name[e], "%s", contention("PMIOREAD: EIO"));
+			else
+				row_skip("perfmon", ev_name[e], "PMIOREAD or workload: %s",
+					 strerror(errno));
 		} else {
 			for (c = 0; c < ncpu; c++)
 				if (pfd[c] >= 0)
@@ -465,12 +633,24 @@ next:
 /* ---- /dev/cpc through libcpc: this thread, and an overflow --------------- */
 
 static char cpc_err[256];
+static int cpc_subcode = -1;
 
 static void cpc_quiet(const char *fn, int subcode, const char *fmt, va_list ap)
 {
 	(void)fn;
-	(void)subcode;
+	cpc_subcode = subcode;
 	vsnprintf(cpc_err, sizeof(cpc_err), fmt, ap);
+}
+
+/* Why a libcpc call failed: contention named, or libcpc's message. */
+static const char *cpc_why(void)
+{
+	static char buf[320];
+
+	if (cpc_subcode == CPC_RESOURCE_UNAVAIL || busy(errno))
+		return contention("cpc: CPC_RESOURCE_UNAVAIL");
+	snprintf(buf, sizeof(buf), "cpc: %s", cpc_err[0] ? cpc_err : strerror(errno));
+	return buf;
 }
 
 static volatile sig_atomic_t emt_signals, perf_signals;
@@ -532,7 +712,7 @@ static void check_cpc_overflow(cpc_t *cpc)
 		if (errno == ENOTSUP && hybrid_pmu)
 			row_skip("cpc", label, "overflow requests are refused on a hybrid CPU (ENOTSUP)");
 		else
-			row_skip("cpc", label, "cpc: %s", cpc_err[0] ? cpc_err : strerror(errno));
+			row_skip("cpc", label, "%s", cpc_why());
 		goto out;
 	}
 	emt_signals = perf_signals = 0;
@@ -556,10 +736,19 @@ static void check_cpc_overflow(cpc_t *cpc)
 	p1 = perf_signals;
 	cpc_unbind(cpc, set);
 	/* Signals: SIGEMT against perf's signal, before and past the period. */
+	perf_starved = 0;
+	perf_read(pfd);
 	snprintf(label, sizeof(label), "signals <%llu", period);
-	row_exact("cpc", label, 0, e0, p0);
+	if (perf_starved)
+		row_skip("cpc", label, "%s", contention("perf's event was multiplexed"));
+	else
+		row_exact("cpc", label, 0, e0, p0);
 	snprintf(label, sizeof(label), "signals >=%llu", period);
-	row_exact("cpc", label, 1, e1 - e0, p1 - p0);
+	if (perf_starved)
+		row_skip("cpc", label, "%s", contention("perf's event was multiplexed"));
+	else
+		row_exact("cpc", label, 1, e1 - e0, p1 - p0);
+	perf_starved = 0;
 out:
 	if (set)
 		cpc_set_destroy(cpc, set);
@@ -590,6 +779,8 @@ static void check_cpc(void)
 		int pfd = perf_open(e, 0, -1, 1, 0);
 
 		cpc_err[0] = 0;
+		cpc_subcode = -1;
+		perf_starved = 0;
 		if (pfd < 0) {
 			row_skip("cpc", ev_name[e], "%s", why_perf(errno));
 			goto next;
@@ -597,13 +788,16 @@ static void check_cpc(void)
 		if (!set || cpc_set_add_request(cpc, set, ev_papi[e], 0, CPC_COUNT_USER, 0, NULL) < 0 ||
 		    !(b0 = cpc_buf_create(cpc, set)) || !(b1 = cpc_buf_create(cpc, set)) ||
 		    cpc_bind_curlwp(cpc, set, 0) < 0) {
-			row_skip("cpc", ev_name[e], "cpc: %s", cpc_err[0] ? cpc_err : strerror(errno));
+			row_skip("cpc", ev_name[e], "%s", cpc_why());
 			goto next;
 		}
 		p0 = perf_read(pfd);
 		if (cpc_set_sample(cpc, set, b0) < 0 || work(e) || cpc_set_sample(cpc, set, b1) < 0) {
-			row_skip("cpc", ev_name[e], "cpc_set_sample or workload: %s",
-				 cpc_err[0] ? cpc_err : strerror(errno));
+			if (busy(errno))
+				row_skip("cpc", ev_name[e], "%s", contention("cpc_set_sample: EIO"));
+			else
+				row_skip("cpc", ev_name[e], "cpc_set_sample or workload: %s",
+					 cpc_err[0] ? cpc_err : strerror(errno));
 		} else {
 			p1 = perf_read(pfd);
 			cpc_buf_get(cpc, b0, 0, &l0);
@@ -623,6 +817,7 @@ next:
 			close(pfd);
 	}
 	cpc_err[0] = 0;
+	cpc_subcode = -1;
 	check_cpc_overflow(cpc);
 	cpc_close(cpc);
 }
@@ -682,17 +877,25 @@ static void check_pfcntr(void)
 		ctl.pmctrs_ev6_long = 0;
 		ctl.pmctrs_ev6_cpu = PMCTRS_ALL_CPUS;
 		ctl.pmctrs_ev6_select = PF6_SEL_COUNTER_0 | PF6_SEL_COUNTER_1;
+		perf_starved = 0;
 		if (ioctl(fd, PCNTRDISABLE) < 0 || ioctl(fd, PCNTCLEARCNT) < 0 ||
 		    ioctl(fd, PCNT6MUX, &mux) < 0) {
-			row_skip("pfcntr", what, "PCNT6MUX: %s", strerror(errno));
+			if (busy(errno))
+				row_skip("pfcntr", what, "%s", contention("PCNT6MUX: EBUSY"));
+			else
+				row_skip("pfcntr", what, "PCNT6MUX: %s", strerror(errno));
 			close(pfd);
 			continue;
 		}
 		p0 = perf_read(pfd);
 		if (ioctl(fd, PCNT6RESTART, &ctl.pmctrs_ev6_long) < 0 || work(e) ||
 		    ioctl(fd, PCNTRDISABLE) < 0 || ioctl(fd, PCNT6READCNTRS, &ptr) < 0) {
-			row_skip("pfcntr", what, "PCNT6RESTART/READCNTRS or workload: %s",
-				 strerror(errno));
+			if (busy(errno))
+				row_skip("pfcntr", what, "%s",
+					 contention("PCNT6RESTART/READCNTRS: EBUSY or EIO"));
+			else
+				row_skip("pfcntr", what, "PCNT6RESTART/READCNTRS or workload: %s",
+					 strerror(errno));
 		} else {
 			p1 = perf_read(pfd);
 			l = req[i].ctr ? c[0].pf_cntr1 : c[0].pf_cntr0;
@@ -833,6 +1036,8 @@ int main(int argc, char **argv)
 	printf("pmcompat-check: %s%s%s, CPU %d, %s workload: %llu %s; overflow period %llu\n",
 	       vendor, hybrid_pmu ? " hybrid, " : "", hybrid_pmu ? hybrid_pmu : "", cpu, inject_mode ? "injected (test PMU)" : "loop",
 	       iters, inject_mode ? "events per row" : LOOP_NAME, period);
+	read_watchdog();
+	describe_counters();
 	row_head();
 #ifdef PMC_CHECK_X86
 	check_pctr();
