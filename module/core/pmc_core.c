@@ -357,11 +357,29 @@ void pmc_counter_release(struct pmc_set *set, unsigned int idx)
 static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
 {
 	struct pmc_slot *s = &c->slots[0];
+	u64 period;
+	int ret;
 
 	if (!(c->flags & PMC_OVERFLOW) || !s->event)
 		return 0;
-	return perf_event_period(s->event,
-				 pmc_counter_period(c, value, pmc_slot_count(s, NULL) - s->kept));
+	period = pmc_counter_period(c, value, pmc_slot_count(s, NULL) - s->kept);
+	if (!c->running || !pmc_event_one_shot(c, s->event) ||
+	    READ_ONCE(s->armed) == s->event)
+		return perf_event_period(s->event, period);
+	/*
+	 * A running counter that becomes one-shot (a long period made short)
+	 * needs its refresh credit: stopped for it, so that no overflow races
+	 * the flag, and started again, its count kept.  (One-shot made long,
+	 * the credit stays: the first of the long period's 2^62-event steps
+	 * would stop the event, never reached in practice.)
+	 */
+	perf_event_disable(s->event);
+	ret = perf_event_period(s->event, period);
+	if (!ret)
+		ret = pmc_event_start(c, s->event);
+	if (ret)
+		c->running = false;
+	return ret;
 }
 
 /* Does a slot of the counter fail to count (see pmc_slot_failed())? */

@@ -94,6 +94,11 @@ struct pmc_slot {
 	u64 snap;			/* perf count when the set froze (NMI) */
 	struct perf_event *snap_event;	/* the event snap was taken of */
 	bool failed;			/* could not be (re)created or scheduled */
+	/*
+	 * The event while perf holds its one refresh credit (a one-shot
+	 * overflow counter: pmc_event_start()), NULL once an overflow used it.
+	 */
+	struct perf_event *armed;
 };
 
 struct pmc_counter {

@@ -56,6 +56,9 @@ struct perf_event *pmc_create_on_cpu(struct perf_event_attr *attr, int cpu,
 				     struct task_struct *task,
 				     perf_overflow_handler_t handler, void *ctx);
 struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i);
+bool pmc_event_one_shot(const struct pmc_counter *c, const struct perf_event *event);
+struct pmc_slot *pmc_event_slot(const struct pmc_counter *c,
+				const struct perf_event *event);
 int pmc_event_start(struct pmc_counter *c, struct perf_event *event);
 bool pmc_slot_failed(const struct pmc_counter *c, const struct pmc_slot *s);
 u64 pmc_event_own_count(struct perf_event *event);

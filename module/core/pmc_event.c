@@ -139,16 +139,51 @@ struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
 	return event;
 }
 
-/* Start one event; a pinned event perf could not schedule is an error. */
+/*
+ * Does perf stop the event at its first overflow (a short-period overflow
+ * counter of a set that freezes)?  perf's refresh credits add up
+ * (perf_event_refresh() adds to the event's limit, an overflow takes one,
+ * nothing else resets it), so such an event is given a credit only when it
+ * holds none: s->armed, set when the credit is given, with the event
+ * stopped (no overflow can race it), cleared by the overflow that uses it
+ * (pmc_overflow_handler()).  A long period's steps are never one-shot.
+ */
+bool pmc_event_one_shot(const struct pmc_counter *c, const struct perf_event *event)
+{
+	return (c->flags & PMC_FREEZE_SET) && event->attr.sample_period &&
+	       !READ_ONCE(c->long_period) && !event->attr.inherit;
+}
+
+/* The counter's slot of an event, or NULL. */
+struct pmc_slot *pmc_event_slot(const struct pmc_counter *c,
+				const struct perf_event *event)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++)
+		if (READ_ONCE(c->slots[i].event) == event)
+			return &c->slots[i];
+	return NULL;
+}
+
+/*
+ * Start one stopped event (of a slot of c); a pinned event perf could not
+ * schedule is an error.
+ */
 int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
 {
-	if ((c->flags & PMC_FREEZE_SET) && event->attr.sample_period &&
-	    !c->long_period && !event->attr.inherit) {
-		/* Exactly one overflow, then perf stops the event. */
-		int ret = perf_event_refresh(event, 1);
+	struct pmc_slot *s = pmc_event_slot(c, event);
 
-		if (ret)
+	if (s && pmc_event_one_shot(c, event) && READ_ONCE(s->armed) != event) {
+		/* Exactly one overflow, then perf stops the event. */
+		int ret;
+
+		WRITE_ONCE(s->armed, event);
+		ret = perf_event_refresh(event, 1);
+		if (ret) {
+			WRITE_ONCE(s->armed, NULL);
 			return ret;
+		}
 	} else {
 		perf_event_enable(event);
 	}
@@ -470,6 +505,8 @@ void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep
 	if (keep)
 		s->kept = pmc_slot_count(s, NULL);
 	WRITE_ONCE(s->event, NULL);
+	/* Its address may come back as another event's. */
+	WRITE_ONCE(s->armed, NULL);
 	perf_event_release_kernel(event);
 }
 

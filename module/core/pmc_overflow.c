@@ -74,11 +74,16 @@ void pmc_overflow_handler(struct perf_event *event, struct perf_sample_data *dat
 {
 	struct pmc_counter *c = event->overflow_handler_context;
 	struct pmc_set *set = c->set;
+	struct pmc_slot *s;
 
 	if (c->flags & PMC_TICK) {
 		set->tick_fn(set->tick_ctx, c->idx, regs);
 		return;
 	}
+	/* perf used the one-shot's refresh credit (see pmc_event_one_shot()). */
+	s = pmc_event_slot(c, event);
+	if (s && READ_ONCE(s->armed) == event)
+		WRITE_ONCE(s->armed, NULL);
 	/* Of a long period's steps, only the one that ends it counts. */
 	if (READ_ONCE(c->long_period) &&
 	    local64_read(&event->count) < READ_ONCE(c->ovf_at))
