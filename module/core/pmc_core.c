@@ -365,7 +365,7 @@ static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
 	period = pmc_counter_period(c, value, pmc_slot_count(s, NULL) - s->kept);
 	if (!c->running || !pmc_event_one_shot(c, s->event) ||
 	    READ_ONCE(s->armed) == s->event)
-		return perf_event_period(s->event, period);
+		return pmc_event_period(c, s->event, period);
 	/*
 	 * A running counter that becomes one-shot (a long period made short)
 	 * needs its refresh credit: stopped for it, so that no overflow races
@@ -374,7 +374,7 @@ static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
 	 * would stop the event, never reached in practice.)
 	 */
 	perf_event_disable(s->event);
-	ret = perf_event_period(s->event, period);
+	ret = pmc_event_period(c, s->event, period);
 	if (!ret)
 		ret = pmc_event_start(c, s->event);
 	if (ret)

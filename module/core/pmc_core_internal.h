@@ -52,6 +52,7 @@ bool pmc_set_cpu_bound(const struct pmc_set *set);
 bool pmc_set_per_pmu(const struct pmc_set *set);
 bool pmc_slot_used(const struct pmc_counter *c, unsigned int i);
 u64 pmc_counter_period(struct pmc_counter *c, u64 value, u64 count);
+int pmc_event_period(struct pmc_counter *c, struct perf_event *event, u64 period);
 struct perf_event *pmc_create_on_cpu(struct perf_event_attr *attr, int cpu,
 				     struct task_struct *task,
 				     perf_overflow_handler_t handler, void *ctx);
