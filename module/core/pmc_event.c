@@ -204,6 +204,11 @@ struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
 		.exclude_user = c->desc.exclude_user,
 		.exclude_kernel = c->desc.exclude_kernel,
 		.exclude_hv = 1,
+		/*
+		 * As perf(1) sets it by default (event_attr_init()): on a KVM
+		 * host, a guest's execution is not the host's.
+		 */
+		.exclude_guest = 1,
 		/* A thread's counters end with its image, as on Solaris. */
 		.remove_on_exec = thread,
 		.inherit = (thread && set->bind.inherit) || tree,
