@@ -9,8 +9,14 @@
  * period: the Alpha frequency); the interrupts feed the IPL histogram.  The
  * tick counts that GETCNT returns are derived from perf's exact count: the
  * number of times the CPU's counter passed a multiple of P since the last
- * CLEARCNT, which is what a Tru64 counter's interrupts numbered, without
- * the losses of perf's interrupt throttling.
+ * CLEARCNT, which is what a Tru64 counter's interrupts numbered.  Without
+ * PFM_IPL and PFM_PROFILING the events never interrupt and every count is
+ * exact.  With them the events sample, and perf throttles an event whose
+ * interrupts come faster than perf_event_max_sample_rate allows: it stops
+ * the event until the next timer tick, and what it would have counted
+ * meanwhile is missing from GETCNT and READCNTRS too.  At EV4's default
+ * rates (an interrupt every 2^12 events) a busy cycles or instructions
+ * counter of a current processor is throttled; pfm(7) CAVEATS says so.
  *
  * Per taken CPU and counter the front-end keeps:
  *   hw      = value - hw_base          the Alpha counter, 64 bits wide
