@@ -633,7 +633,6 @@ out:
 int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 {
 	struct pmc_counter *c;
-	u64 cur;
 	int ret;
 
 	if (idx >= set->nctrs)
@@ -645,10 +644,17 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 		ret = -ENXIO;
 		goto out;
 	}
-	ret = pmc_counter_value(c, PMC_READ_SUM, &cur, NULL);
-	if (ret)
+	/* A counter that reads as an error is not written. */
+	if (pmc_counter_failing(c)) {
+		ret = -EIO;
 		goto out;
-	pmc_counter_set_value(c, value);
+	}
+	/*
+	 * Its counts read once: one cross-call to all the CPUs where its
+	 * events are active, at once (not one perf read per CPU in turn).
+	 */
+	pmc_set_refresh(set, BIT(idx), PMC_READ_SUM);
+	pmc_counter_set_value_fresh(c, value, set->refresh_cpus);
 	ret = pmc_counter_rearm(c, value);
 out:
 	mutex_unlock(&set->lock);

@@ -70,6 +70,8 @@ void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep
 int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 		      const struct cpumask *fresh);
 void pmc_counter_set_value(struct pmc_counter *c, u64 value);
+void pmc_counter_set_value_fresh(struct pmc_counter *c, u64 value,
+				 const struct cpumask *fresh);
 void pmc_counter_clear(struct pmc_counter *c);
 void pmc_slot_revive(struct pmc_counter *c, unsigned int i);
 

@@ -625,16 +625,25 @@ int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 	return 0;
 }
 
-/* Make the counter read `value` from now on, failed slots or not. */
-void pmc_counter_set_value(struct pmc_counter *c, u64 value)
+/*
+ * Make the counter read `value` from now on, failed slots or not; fresh:
+ * the CPUs pmc_set_refresh() just read, or NULL.
+ */
+void pmc_counter_set_value_fresh(struct pmc_counter *c, u64 value,
+				 const struct cpumask *fresh)
 {
 	u64 sum = c->base;
 	unsigned int i;
 
 	for (i = 0; i < c->set->nslots; i++)
-		sum += pmc_slot_count(&c->slots[i], NULL);
+		sum += pmc_slot_count(&c->slots[i], fresh);
 	WRITE_ONCE(c->base, c->base + value - sum);
 	clear_bit(c->idx, &c->set->ovf_pending);
+}
+
+void pmc_counter_set_value(struct pmc_counter *c, u64 value)
+{
+	pmc_counter_set_value_fresh(c, value, NULL);
 }
 
 void pmc_counter_clear(struct pmc_counter *c)
