@@ -107,5 +107,6 @@ void pmc_cpu_sync(struct pmc_set *set);
 /* ---- pmc_tree.c ----------------------------------------------------------- */
 
 void pmc_set_unpin(struct pmc_set *set, bool all);
+bool pmc_tree_copy_failed(struct perf_event *parent);
 
 #endif /* PMC_CORE_INTERNAL_H */

@@ -579,6 +579,10 @@ static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
 {
 	if (pmc_slot_failed(c, s))
 		return -EIO;
+	/* A tree's copy that perf could not schedule (see pmc_tree_copy_failed()). */
+	if (c->running && s->event && s->event->attr.inherit &&
+	    !s->event->attr.inherit_stat && pmc_tree_copy_failed(s->event))
+		return -EIO;
 	*val = pmc_slot_count(s, fresh);
 	return 0;
 }
