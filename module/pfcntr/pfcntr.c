@@ -307,14 +307,24 @@ static int pfm_mark(struct pfm_file *pf, bool on)
 	/*
 	 * A thread or child of the root: its own copies.  A process without
 	 * copies is not counted: it cannot be marked (EBUSY), and unmarking it
-	 * changes nothing.  Any other failure is the caller's to know.
+	 * changes nothing.  Any other failure is the caller's to know, and
+	 * leaves the caller as it was on every CPU: the sets already switched,
+	 * and the one that failed (which may have switched some copies before
+	 * it found one missing), are switched back.  Their pins exist by then,
+	 * so switching back needs no memory; a set that failed making its pin
+	 * switched nothing.
 	 */
 	for (k = 0; k < pf->nslots && !ret; k++)
 		if (pf->slots[k].set)
 			ret = pmc_set_mark_own(pf->slots[k].set, on);
-	if (ret == -ENOENT)
-		ret = on ? -EBUSY : 0;
-	return ret;
+	if (ret == -ENOENT && !on)
+		return 0;
+	if (!ret)
+		return 0;
+	while (k--)
+		if (pf->slots[k].set)
+			pmc_set_mark_own(pf->slots[k].set, !on);
+	return ret == -ENOENT ? -EBUSY : ret;
 }
 
 /* Do threads other than the root count (copies made at their creation)? */
