@@ -359,11 +359,29 @@ void pmc_counter_release(struct pmc_set *set, unsigned int idx)
 static int pmc_counter_rearm(struct pmc_counter *c, u64 value)
 {
 	struct pmc_slot *s = &c->slots[0];
+	u64 period;
+	int ret;
 
 	if (!(c->flags & PMC_OVERFLOW) || !s->event)
 		return 0;
-	return perf_event_period(s->event,
-				 pmc_counter_period(c, value, pmc_slot_count(s, NULL) - s->kept));
+	period = pmc_counter_period(c, value, pmc_slot_count(s, NULL) - s->kept);
+	if (!c->running || !pmc_event_one_shot(c, s->event) ||
+	    READ_ONCE(s->armed) == s->event)
+		return pmc_event_period(c, s->event, period);
+	/*
+	 * A running counter that becomes one-shot (a long period made short)
+	 * needs its refresh credit: stopped for it, so that no overflow races
+	 * the flag, and started again, its count kept.  (One-shot made long,
+	 * the credit stays: the first of the long period's 2^62-event steps
+	 * would stop the event, never reached in practice.)
+	 */
+	perf_event_disable(s->event);
+	ret = pmc_event_period(c, s->event, period);
+	if (!ret)
+		ret = pmc_event_start(c, s->event);
+	if (ret)
+		c->running = false;
+	return ret;
 }
 
 /* Does a slot of the counter fail to count (see pmc_slot_failed())? */
@@ -617,7 +635,6 @@ out:
 int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 {
 	struct pmc_counter *c;
-	u64 cur;
 	int ret;
 
 	if (idx >= set->nctrs)
@@ -629,10 +646,17 @@ int pmc_counter_write(struct pmc_set *set, unsigned int idx, u64 value)
 		ret = -ENXIO;
 		goto out;
 	}
-	ret = pmc_counter_value(c, PMC_READ_SUM, &cur, NULL);
-	if (ret)
+	/* A counter that reads as an error is not written. */
+	if (pmc_counter_failing(c)) {
+		ret = -EIO;
 		goto out;
-	pmc_counter_set_value(c, value);
+	}
+	/*
+	 * Its counts read once: one cross-call to all the CPUs where its
+	 * events are active, at once (not one perf read per CPU in turn).
+	 */
+	pmc_set_refresh(set, BIT(idx), PMC_READ_SUM);
+	pmc_counter_set_value_fresh(c, value, set->refresh_cpus);
 	ret = pmc_counter_rearm(c, value);
 out:
 	mutex_unlock(&set->lock);

@@ -94,6 +94,11 @@ struct pmc_slot {
 	u64 snap;			/* perf count when the set froze (NMI) */
 	struct perf_event *snap_event;	/* the event snap was taken of */
 	bool failed;			/* could not be (re)created or scheduled */
+	/*
+	 * The event while perf holds its one refresh credit (a one-shot
+	 * overflow counter: pmc_event_start()), NULL once an overflow used it.
+	 */
+	struct perf_event *armed;
 };
 
 struct pmc_counter {
@@ -106,6 +111,7 @@ struct pmc_counter {
 	u64 preset;			/* value it was programmed with */
 	u64 base;			/* added to the sum of the slots */
 	bool long_period;		/* overflow 2^63 or more events away */
+	u32 min_period;			/* shortest period the PMU took, or 0 */
 	u64 ovf_at;			/* long_period: event count it is due at */
 	atomic64_t ovf_ip;		/* PC of the last overflow (NMI) */
 	struct pmc_slot *slots;		/* see pmc_set.nslots */

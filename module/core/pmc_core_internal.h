@@ -54,10 +54,14 @@ bool pmc_set_cpu_bound(const struct pmc_set *set);
 bool pmc_set_per_pmu(const struct pmc_set *set);
 bool pmc_slot_used(const struct pmc_counter *c, unsigned int i);
 u64 pmc_counter_period(struct pmc_counter *c, u64 value, u64 count);
+int pmc_event_period(struct pmc_counter *c, struct perf_event *event, u64 period);
 struct perf_event *pmc_create_on_cpu(struct perf_event_attr *attr, int cpu,
 				     struct task_struct *task,
 				     perf_overflow_handler_t handler, void *ctx);
 struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i);
+bool pmc_event_one_shot(const struct pmc_counter *c, const struct perf_event *event);
+struct pmc_slot *pmc_event_slot(const struct pmc_counter *c,
+				const struct perf_event *event);
 int pmc_event_start(struct pmc_counter *c, struct perf_event *event);
 bool pmc_slot_failed(const struct pmc_counter *c, const struct pmc_slot *s);
 u64 pmc_event_own_count(struct perf_event *event);
@@ -68,6 +72,8 @@ void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep
 int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 		      const struct cpumask *fresh);
 void pmc_counter_set_value(struct pmc_counter *c, u64 value);
+void pmc_counter_set_value_fresh(struct pmc_counter *c, u64 value,
+				 const struct cpumask *fresh);
 void pmc_counter_clear(struct pmc_counter *c);
 void pmc_slot_revive(struct pmc_counter *c, unsigned int i);
 
@@ -103,5 +109,6 @@ void pmc_cpu_sync(struct pmc_set *set);
 /* ---- pmc_tree.c ----------------------------------------------------------- */
 
 void pmc_set_unpin(struct pmc_set *set, bool all);
+bool pmc_tree_copy_failed(struct perf_event *parent);
 
 #endif /* PMC_CORE_INTERNAL_H */

@@ -56,7 +56,11 @@ bool pmc_slot_used(const struct pmc_counter *c, unsigned int i)
  * event has counted `count` so far: the overflow is due when the value
  * passes 2^64 - 1.  perf takes periods below 2^63; a longer one (never
  * reached in practice) runs as periods of 2^62 and the overflow handler
- * waits for the event count it is due at.
+ * waits for the event count it is due at.  A shorter one than the PMU
+ * takes overflows at the shortest it does (pmc_period_raise()), and never
+ * at 1: x86 makes that 2 anyway, and Intel's driver turns period 1 on
+ * branch instructions into BTS, which refuses kernel counting and never
+ * calls the overflow handler.
  */
 u64 pmc_counter_period(struct pmc_counter *c, u64 value, u64 count)
 {
@@ -66,13 +70,50 @@ u64 pmc_counter_period(struct pmc_counter *c, u64 value, u64 count)
 		return 0;
 	if (needed && needed < PMC_MAX_PERIOD) {
 		WRITE_ONCE(c->long_period, false);
-		return needed;
+		return max3(needed, 2ULL, (u64)READ_ONCE(c->min_period));
 	}
 	if (!needed || check_add_overflow(count, needed, &needed))
 		needed = U64_MAX;	/* 2^64 events: never */
 	WRITE_ONCE(c->ovf_at, needed);
 	WRITE_ONCE(c->long_period, true);
 	return PMC_LONG_PERIOD;
+}
+
+/*
+ * Real PMUs refuse sampling periods below a minimum, with EINVAL from event
+ * creation and from perf_event_period(): Intel's limit_period (32 on
+ * Nehalem to Haswell; 128 for INST_RETIRED.ALL on Haswell and Broadwell,
+ * which also wants a multiple of 64).  Solaris and Tru64 take any preset,
+ * so an overflow counter then overflows at the shortest period the PMU
+ * takes, tried as powers of two up to PMC_MIN_PERIOD_LIMIT and remembered
+ * as the counter's minimum; its values stay exact (they are counts, the
+ * period only decides when the overflow comes).  Returns the next period to
+ * try after `period` was refused, or 0 when there is none.
+ */
+#define PMC_MIN_PERIOD_LIMIT	256
+
+static u64 pmc_period_raise(struct pmc_counter *c, u64 period)
+{
+	u64 next;
+
+	if (period >= PMC_MIN_PERIOD_LIMIT || READ_ONCE(c->long_period))
+		return 0;
+	next = roundup_pow_of_two(period + 1);
+	WRITE_ONCE(c->min_period, next);
+	return next;
+}
+
+/*
+ * perf_event_period() of an overflow counter's event, raised to what the
+ * PMU takes (pmc_period_raise()); the error of the last try.
+ */
+int pmc_event_period(struct pmc_counter *c, struct perf_event *event, u64 period)
+{
+	int ret = perf_event_period(event, period);
+
+	while (ret == -EINVAL && (period = pmc_period_raise(c, period)))
+		ret = perf_event_period(event, period);
+	return ret;
 }
 
 /*
@@ -101,6 +142,53 @@ struct perf_event *pmc_create_on_cpu(struct perf_event_attr *attr, int cpu,
 	return event;
 }
 
+/* Make slot i's event of attr (left as it is: a retry may change it). */
+static struct perf_event *pmc_event_make(struct pmc_counter *c, unsigned int i,
+					 const struct perf_event_attr *attr)
+{
+	struct pmc_set *set = c->set;
+	struct perf_event_attr a = *attr;
+
+	if (pmc_set_per_pmu(set)) {
+		pmc_attr_route(&a, set->slot_pmu[i]);
+		return perf_event_create_kernel_counter(&a, -1, set->bind.task,
+							pmc_overflow_handler, c);
+	}
+	return pmc_create_on_cpu(&a, pmc_slot_cpu(set, i),
+				 set->bind.scope == PMC_SCOPE_TREE ? set->bind.task : NULL,
+				 pmc_overflow_handler, c);
+}
+
+/*
+ * An overflow counter's event that the PMU refused with EINVAL: again with
+ * a longer period while there is one to try (pmc_period_raise()); when none
+ * is left and the same event counting without a period is accepted, the
+ * preset is what the PMU cannot do: -ERANGE.
+ */
+static struct perf_event *pmc_event_make_sampling(struct pmc_counter *c,
+						  unsigned int i,
+						  struct perf_event_attr *attr,
+						  struct perf_event *event)
+{
+	u64 next;
+
+	while (IS_ERR(event) && PTR_ERR(event) == -EINVAL) {
+		next = pmc_period_raise(c, attr->sample_period);
+		if (!next)
+			break;
+		attr->sample_period = next;
+		event = pmc_event_make(c, i, attr);
+	}
+	if (!IS_ERR(event) || PTR_ERR(event) != -EINVAL)
+		return event;
+	attr->sample_period = 0;
+	event = pmc_event_make(c, i, attr);
+	if (IS_ERR(event))
+		return event;
+	perf_event_release_kernel(event);
+	return ERR_PTR(-ERANGE);
+}
+
 struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
 {
 	struct pmc_set *set = c->set;
@@ -117,6 +205,11 @@ struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
 		.exclude_user = c->desc.exclude_user,
 		.exclude_kernel = c->desc.exclude_kernel,
 		.exclude_hv = 1,
+		/*
+		 * As perf(1) sets it by default (event_attr_init()): on a KVM
+		 * host, a guest's execution is not the host's.
+		 */
+		.exclude_guest = 1,
 		/* A thread's counters end with its image, as on Solaris. */
 		.remove_on_exec = thread,
 		.inherit = (thread && set->bind.inherit) || tree,
@@ -125,31 +218,60 @@ struct perf_event *pmc_event_create(struct pmc_counter *c, unsigned int i)
 	};
 	struct perf_event *event;
 
-	if (pmc_set_per_pmu(set)) {
-		pmc_attr_route(&attr, set->slot_pmu[i]);
-		event = perf_event_create_kernel_counter(&attr, -1, set->bind.task,
-							 pmc_overflow_handler, c);
-	} else {
-		event = pmc_create_on_cpu(&attr, pmc_slot_cpu(set, i),
-					  tree ? set->bind.task : NULL,
-					  pmc_overflow_handler, c);
-	}
+	event = pmc_event_make(c, i, &attr);
+	if ((c->flags & PMC_OVERFLOW) && attr.sample_period)
+		event = pmc_event_make_sampling(c, i, &attr, event);
 	if (IS_ERR(event) && PTR_ERR(event) == -ENOENT &&
 	    c->desc.type != PERF_TYPE_SOFTWARE && !pmc_hw_pmu_present())
 		return ERR_PTR(-ENODEV);
 	return event;
 }
 
-/* Start one event; a pinned event perf could not schedule is an error. */
+/*
+ * Does perf stop the event at its first overflow (a short-period overflow
+ * counter of a set that freezes)?  perf's refresh credits add up
+ * (perf_event_refresh() adds to the event's limit, an overflow takes one,
+ * nothing else resets it), so such an event is given a credit only when it
+ * holds none: s->armed, set when the credit is given, with the event
+ * stopped (no overflow can race it), cleared by the overflow that uses it
+ * (pmc_overflow_handler()).  A long period's steps are never one-shot.
+ */
+bool pmc_event_one_shot(const struct pmc_counter *c, const struct perf_event *event)
+{
+	return (c->flags & PMC_FREEZE_SET) && event->attr.sample_period &&
+	       !READ_ONCE(c->long_period) && !event->attr.inherit;
+}
+
+/* The counter's slot of an event, or NULL. */
+struct pmc_slot *pmc_event_slot(const struct pmc_counter *c,
+				const struct perf_event *event)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->set->nslots; i++)
+		if (READ_ONCE(c->slots[i].event) == event)
+			return &c->slots[i];
+	return NULL;
+}
+
+/*
+ * Start one stopped event (of a slot of c); a pinned event perf could not
+ * schedule is an error.
+ */
 int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
 {
-	if ((c->flags & PMC_FREEZE_SET) && event->attr.sample_period &&
-	    !c->long_period && !event->attr.inherit) {
-		/* Exactly one overflow, then perf stops the event. */
-		int ret = perf_event_refresh(event, 1);
+	struct pmc_slot *s = pmc_event_slot(c, event);
 
-		if (ret)
+	if (s && pmc_event_one_shot(c, event) && READ_ONCE(s->armed) != event) {
+		/* Exactly one overflow, then perf stops the event. */
+		int ret;
+
+		WRITE_ONCE(s->armed, event);
+		ret = perf_event_refresh(event, 1);
+		if (ret) {
+			WRITE_ONCE(s->armed, NULL);
 			return ret;
+		}
 	} else {
 		perf_event_enable(event);
 	}
@@ -458,6 +580,10 @@ static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
 {
 	if (pmc_slot_failed(c, s))
 		return -EIO;
+	/* A tree's copy that perf could not schedule (see pmc_tree_copy_failed()). */
+	if (c->running && s->event && s->event->attr.inherit &&
+	    !s->event->attr.inherit_stat && pmc_tree_copy_failed(s->event))
+		return -EIO;
 	*val = pmc_slot_count(s, fresh);
 	return 0;
 }
@@ -471,6 +597,8 @@ void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep
 	if (keep)
 		s->kept = pmc_slot_count(s, NULL);
 	WRITE_ONCE(s->event, NULL);
+	/* Its address may come back as another event's. */
+	WRITE_ONCE(s->armed, NULL);
 	perf_event_release_kernel(event);
 }
 
@@ -502,16 +630,25 @@ int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 	return 0;
 }
 
-/* Make the counter read `value` from now on, failed slots or not. */
-void pmc_counter_set_value(struct pmc_counter *c, u64 value)
+/*
+ * Make the counter read `value` from now on, failed slots or not; fresh:
+ * the CPUs pmc_set_refresh() just read, or NULL.
+ */
+void pmc_counter_set_value_fresh(struct pmc_counter *c, u64 value,
+				 const struct cpumask *fresh)
 {
 	u64 sum = c->base;
 	unsigned int i;
 
 	for (i = 0; i < c->set->nslots; i++)
-		sum += pmc_slot_count(&c->slots[i], NULL);
+		sum += pmc_slot_count(&c->slots[i], fresh);
 	WRITE_ONCE(c->base, c->base + value - sum);
 	clear_bit(c->idx, &c->set->ovf_pending);
+}
+
+void pmc_counter_set_value(struct pmc_counter *c, u64 value)
+{
+	pmc_counter_set_value_fresh(c, value, NULL);
 }
 
 void pmc_counter_clear(struct pmc_counter *c)
@@ -527,6 +664,7 @@ void pmc_counter_clear(struct pmc_counter *c)
 	c->running = false;
 	c->base = 0;
 	c->flags = 0;
+	c->min_period = 0;
 	clear_bit(c->idx, &c->set->ovf_pending);
 }
 

@@ -37,11 +37,13 @@ static unsigned long pmc_overflow_pc(const struct pmc_counter *c,
 }
 
 /*
- * NMI context: freeze the set's values at this instant.  Each event's count
- * is brought up to date if it is active here (as perf_event_read_local()
- * does) and remembered; the work item that disables the events later moves
- * each counter's offset back by what was counted after this point.  Events
- * are freed after an RCU grace period, which NMIs hold off.  Only sets of one
+ * NMI context, or a software event's site with interrupts off (see
+ * pmc_overflow_handler()): freeze the set's values at this instant.  Each
+ * event's count is brought up to date if it is active here (as
+ * perf_event_read_local() does) and remembered; the work item that disables
+ * the events later moves each counter's offset back by what was counted
+ * after this point.  Events are freed after an RCU grace period, which NMIs
+ * and interrupts-off sections hold off.  Only sets of one
  * CPU or one thread freeze (cpc's), so an event that is not active here is
  * this CPU's or, on a hybrid CPU, the interrupted thread's on another core
  * type's PMU, whose count perf stored before the thread came to this CPU:
@@ -52,6 +54,7 @@ static void pmc_set_snapshot(struct pmc_set *set)
 	int cpu = smp_processor_id();
 	unsigned int i, j;
 
+	lockdep_assert_irqs_disabled();
 	for (i = 0; i < set->nctrs; i++) {
 		struct pmc_counter *c = &set->ctr[i];
 
@@ -74,18 +77,36 @@ void pmc_overflow_handler(struct perf_event *event, struct perf_sample_data *dat
 {
 	struct pmc_counter *c = event->overflow_handler_context;
 	struct pmc_set *set = c->set;
+	struct pmc_slot *s;
+	unsigned long flags;
 
 	if (c->flags & PMC_TICK) {
 		set->tick_fn(set->tick_ctx, c->idx, regs);
 		return;
 	}
+	/* perf used the one-shot's refresh credit (see pmc_event_one_shot()). */
+	s = pmc_event_slot(c, event);
+	if (s && READ_ONCE(s->armed) == event)
+		WRITE_ONCE(s->armed, NULL);
 	/* Of a long period's steps, only the one that ends it counts. */
 	if (READ_ONCE(c->long_period) &&
 	    local64_read(&event->count) < READ_ONCE(c->ovf_at))
 		return;
 	atomic64_set(&c->ovf_ip, pmc_overflow_pc(c, regs));
-	if ((c->flags & PMC_FREEZE_SET) && !test_and_set_bit(0, &set->frozen))
+	if ((c->flags & PMC_FREEZE_SET) && !test_and_set_bit(0, &set->frozen)) {
+		/*
+		 * A software counter's overflow comes from its event site: the
+		 * snapshot reads the set's hardware events as
+		 * perf_event_read_local() does, interrupts off, so that no
+		 * cross-call schedules one out between the check and the read.
+		 * (Kernels since a 2025 stable fix call software overflows
+		 * with interrupts off anyway; older ones from page faults
+		 * with them on.)
+		 */
+		local_irq_save(flags);
 		pmc_set_snapshot(set);
+		local_irq_restore(flags);
+	}
 	set_bit(c->idx, &set->ovf_pending);
 	irq_work_queue(&set->ovf_irq_work);
 }

@@ -46,6 +46,30 @@ static struct perf_event *pmc_own_copy(struct perf_event *parent)
 	return NULL;
 }
 
+/*
+ * Has a live copy of a tree's event (another thread's, inherited) failed to
+ * be scheduled?  A pinned copy that finds no counter goes to perf's error
+ * state and counts nothing until it is enabled again, so the tree's sum
+ * would silently fall short: the read is an error instead, as for an
+ * inherited thread set's own copy (pmc_own_count()).  A copy leaves the
+ * list when its thread exits (its count folded into the parent).
+ */
+bool pmc_tree_copy_failed(struct perf_event *parent)
+{
+	struct perf_event *child;
+	bool failed = false;
+
+	mutex_lock(&parent->child_mutex);
+	list_for_each_entry(child, &parent->child_list, child_list) {
+		if (READ_ONCE(child->state) == PERF_EVENT_STATE_ERROR) {
+			failed = true;
+			break;
+		}
+	}
+	mutex_unlock(&parent->child_mutex);
+	return failed;
+}
+
 /* The calling thread's own count of one slot's event; -ENOENT without a copy. */
 static int pmc_own_count(struct perf_event *parent, u64 *v)
 {

@@ -249,6 +249,10 @@ static int cpc_program_error(struct pmc_cpc_bind *bind, int err)
 	case -EINVAL:
 		bind->subcode = CPC_INVALID_EVENT;
 		return -EINVAL;
+	case -ERANGE:
+		/* A valid event whose preset is shorter than the PMU's minimum. */
+		bind->subcode = CPC_ATTRIBUTE_OUT_OF_RANGE;
+		return -EINVAL;
 	case -EOPNOTSUPP:
 		return -EOPNOTSUPP;
 	default:

@@ -19,6 +19,7 @@
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/seqlock.h>
 #include <linux/smp.h>
 #include <linux/tick.h>
 #include <linux/uaccess.h>
@@ -35,9 +36,15 @@
 /* PCIOCS0 + n for any n: same group, direction and size, consecutive numbers. */
 #define PCTR_SET_NR_MAX		64
 
-static DEFINE_MUTEX(pctr_lock);		/* serialises programming and reads */
+static DEFINE_MUTEX(pctr_lock);		/* serialises programming */
 static struct pmc_set *pctr_set;	/* PCTR_NUM counters on every CPU */
 static unsigned int pctr_fn[PCTR_NUM];	/* selector of each counter */
+/*
+ * Odd while a counter is being programmed (pctr_lock held): a read that
+ * overlapped one is done again under pctr_lock, so that the selectors it
+ * returns are those of its values; other reads take no global lock.
+ */
+static seqcount_mutex_t pctr_seq = SEQCNT_MUTEX_ZERO(pctr_seq, &pctr_lock);
 
 /*
  * Pentium (P5) control words, below 0x200 with P5CTR_U or P5CTR_K: a P6 word
@@ -117,32 +124,54 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 	mutex_lock(&pctr_lock);
 	/* Unchanged: keeps counting, unless perf lost it (then reprogram). */
 	if (fn == pctr_fn[n] && !(fn && pmc_counter_failed(pctr_set, n)))
-		goto out;
+		goto unlock;
+	write_seqcount_begin(&pctr_seq);
 	if (!fn) {
 		pmc_counter_release(pctr_set, n);	/* stop and clear */
-		pctr_fn[n] = 0;
+		WRITE_ONCE(pctr_fn[n], 0);
 		goto out;
 	}
 	ret = pmc_counter_program(pctr_set, n, &desc, 0, flags);
-	pctr_fn[n] = ret ? 0 : fn;
+	WRITE_ONCE(pctr_fn[n], ret ? 0 : fn);
 	if (ret == -EACCES)	/* perf's own check of CPU-wide counting */
 		ret = -EPERM;
 	else if (ret == -ENOENT || ret == -EOPNOTSUPP)
 		ret = -EINVAL;	/* a generic event this processor lacks */
 out:
+	write_seqcount_end(&pctr_seq);
+unlock:
 	mutex_unlock(&pctr_lock);
 	return ret;
 }
 
 /* The selectors, the counts of the CPU the caller runs on, and the TSC. */
+static int pctr_read_here(unsigned int *fn, u64 *values, u64 *tsc, int *cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < PCTR_NUM; i++)
+		fn[i] = READ_ONCE(pctr_fn[i]);
+	*cpu = raw_smp_processor_id();
+	return pmc_set_read(pctr_set, *cpu, values, tsc);
+}
+
+/*
+ * The selectors and this CPU's counts: without pctr_lock unless a counter
+ * was being programmed meanwhile (pctr_seq), so that threads reading their
+ * own CPUs do not serialise machine-wide.
+ */
 static int pctr_snapshot(unsigned int *fn, u64 *values, u64 *tsc, int *cpu)
 {
+	unsigned int seq = raw_read_seqcount(&pctr_seq);
 	int ret;
 
+	if (!(seq & 1)) {
+		ret = pctr_read_here(fn, values, tsc, cpu);
+		if (!read_seqcount_retry(&pctr_seq, seq))
+			return ret;
+	}
 	mutex_lock(&pctr_lock);
-	*cpu = raw_smp_processor_id();
-	ret = pmc_set_read(pctr_set, *cpu, values, tsc);
-	memcpy(fn, pctr_fn, sizeof(pctr_fn));
+	ret = pctr_read_here(fn, values, tsc, cpu);
 	mutex_unlock(&pctr_lock);
 	return ret;
 }

@@ -9,8 +9,14 @@
  * period: the Alpha frequency); the interrupts feed the IPL histogram.  The
  * tick counts that GETCNT returns are derived from perf's exact count: the
  * number of times the CPU's counter passed a multiple of P since the last
- * CLEARCNT, which is what a Tru64 counter's interrupts numbered, without
- * the losses of perf's interrupt throttling.
+ * CLEARCNT, which is what a Tru64 counter's interrupts numbered.  Without
+ * PFM_IPL and PFM_PROFILING the events never interrupt and every count is
+ * exact.  With them the events sample, and perf throttles an event whose
+ * interrupts come faster than perf_event_max_sample_rate allows: it stops
+ * the event until the next timer tick, and what it would have counted
+ * meanwhile is missing from GETCNT and READCNTRS too.  At EV4's default
+ * rates (an interrupt every 2^12 events) a busy cycles or instructions
+ * counter of a current processor is throttled; pfm(7) CAVEATS says so.
  *
  * Per taken CPU and counter the front-end keeps:
  *   hw      = value - hw_base          the Alpha counter, 64 bits wide
@@ -301,14 +307,24 @@ static int pfm_mark(struct pfm_file *pf, bool on)
 	/*
 	 * A thread or child of the root: its own copies.  A process without
 	 * copies is not counted: it cannot be marked (EBUSY), and unmarking it
-	 * changes nothing.  Any other failure is the caller's to know.
+	 * changes nothing.  Any other failure is the caller's to know, and
+	 * leaves the caller as it was on every CPU: the sets already switched,
+	 * and the one that failed (which may have switched some copies before
+	 * it found one missing), are switched back.  Their pins exist by then,
+	 * so switching back needs no memory; a set that failed making its pin
+	 * switched nothing.
 	 */
 	for (k = 0; k < pf->nslots && !ret; k++)
 		if (pf->slots[k].set)
 			ret = pmc_set_mark_own(pf->slots[k].set, on);
-	if (ret == -ENOENT)
-		ret = on ? -EBUSY : 0;
-	return ret;
+	if (ret == -ENOENT && !on)
+		return 0;
+	if (!ret)
+		return 0;
+	while (k--)
+		if (pf->slots[k].set)
+			pmc_set_mark_own(pf->slots[k].set, !on);
+	return ret == -ENOENT ? -EBUSY : ret;
 }
 
 /* Do threads other than the root count (copies made at their creation)? */

@@ -442,6 +442,77 @@ TEST_F(pfp, logselect_counts_a_thread_created_after_it)
 	EXPECT_EQ(U(4444), pf6_instr(self->fd));
 }
 
+/* A thread of the marked tree that injects on its CPU, then waits. */
+struct copy_thread {
+	int cpu;
+	int err;
+	volatile int done, go;
+};
+
+static void *copy_thread_fn(void *arg)
+{
+	struct copy_thread *t = arg;
+
+	t->err = pin_to_cpu(t->cpu) ? errno : -inject(t->cpu, EV_INSTR, 1000);
+	t->done = 1;
+	while (!t->go)
+		usleep(1000);
+	return NULL;
+}
+
+/* A pinned CPU-wide perf event of the test PMU on cpu. */
+static int pinned_cpu_event(__u32 type, __u64 config, int cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.pinned = 1;
+	return sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * A thread's copy of the tree's events that perf cannot schedule (every
+ * counter of its CPU held by pinned CPU events) counts nothing: the read
+ * fails (EIO) rather than return a sum without that thread's events.
+ */
+TEST_F(pfp, logselect_copy_without_a_counter_reads_eio)
+{
+	struct copy_thread t = { .cpu = 2 };
+	struct pfcntrs_ev6 c;
+	int fds[40], n = 0, gp, i, err;
+	pthread_t th;
+
+	gp = fakepmu_gp_counters();
+	ASSERT_LT(0, gp);
+	ASSERT_EQ(0, logselect_all(self));
+	/* Fixed counter 0 (instructions) and every general-purpose one. */
+	fds[n] = pinned_cpu_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2);
+	ASSERT_LE(0, fds[n]) TH_LOG("perf_event_open: %s", strerror(errno));
+	n++;
+	for (i = 0; i < gp; i++) {
+		fds[n] = pinned_cpu_event(PERF_TYPE_RAW, EV_GP_ONLY, 2);
+		ASSERT_LE(0, fds[n]) TH_LOG("perf_event_open: %s", strerror(errno));
+		n++;
+	}
+	ASSERT_EQ(0, pthread_create(&th, NULL, copy_thread_fn, &t));
+	while (!t.done)
+		usleep(1000);
+	EXPECT_EQ(0, t.err);
+	err = pf6_read(self->fd, &c);
+	EXPECT_EQ(-EIO, err)
+		TH_LOG("read a sum without the thread's events: %llu",
+		       (unsigned long long)c.pf_cntr0);
+	t.go = 1;
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	/* The thread is gone: what remains reads again. */
+	EXPECT_EQ(0, pf6_read(self->fd, &c));
+}
+
 TEST_F(pfp, logselect_counts_a_child_across_exec)
 {
 	struct pfcntrs_ev6 c;
