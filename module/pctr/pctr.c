@@ -51,9 +51,10 @@ static unsigned int pctr_gen;
 static void pctr_gen_bump(void)
 {
 	lockdep_assert_held(&pctr_lock);
-	/* Odd before any change is seen, even after all are (pairs with smp_rmb()). */
+	/* Even only after the changes (pairs with pctr_snapshot()'s smp_rmb()). */
 	smp_wmb();
 	WRITE_ONCE(pctr_gen, pctr_gen + 1);
+	/* Odd before any change (pairs with pctr_snapshot()'s smp_rmb()). */
 	smp_wmb();
 }
 
