@@ -19,7 +19,6 @@
 #include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/seqlock.h>
 #include <linux/smp.h>
 #include <linux/tick.h>
 #include <linux/uaccess.h>
@@ -40,11 +39,24 @@ static DEFINE_MUTEX(pctr_lock);		/* serialises programming */
 static struct pmc_set *pctr_set;	/* PCTR_NUM counters on every CPU */
 static unsigned int pctr_fn[PCTR_NUM];	/* selector of each counter */
 /*
- * Odd while a counter is being programmed (pctr_lock held): a read that
- * overlapped one is done again under pctr_lock, so that the selectors it
- * returns are those of its values; other reads take no global lock.
+ * A sequence count of programming: odd while a counter is being programmed
+ * (written under pctr_lock only).  A read that overlapped programming is
+ * done again under pctr_lock, so that the selectors it returns are those of
+ * its values; other reads take no global lock.  Not a seqcount_t: its
+ * writers disable preemption, and programming sleeps (perf calls); readers
+ * never wait for an even count here, they take the lock instead.
  */
-static seqcount_mutex_t pctr_seq = SEQCNT_MUTEX_ZERO(pctr_seq, &pctr_lock);
+static unsigned int pctr_gen;
+
+static void pctr_gen_bump(void)
+{
+	lockdep_assert_held(&pctr_lock);
+	/* Even only after the changes (pairs with pctr_snapshot()'s smp_rmb()). */
+	smp_wmb();
+	WRITE_ONCE(pctr_gen, pctr_gen + 1);
+	/* Odd before any change (pairs with pctr_snapshot()'s smp_rmb()). */
+	smp_wmb();
+}
 
 /*
  * Pentium (P5) control words, below 0x200 with P5CTR_U or P5CTR_K: a P6 word
@@ -125,7 +137,7 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 	/* Unchanged: keeps counting, unless perf lost it (then reprogram). */
 	if (fn == pctr_fn[n] && !(fn && pmc_counter_failed(pctr_set, n)))
 		goto unlock;
-	write_seqcount_begin(&pctr_seq);
+	pctr_gen_bump();
 	if (!fn) {
 		pmc_counter_release(pctr_set, n);	/* stop and clear */
 		WRITE_ONCE(pctr_fn[n], 0);
@@ -138,7 +150,7 @@ static int pctr_set_counter(struct file *file, unsigned int n, unsigned int fn)
 	else if (ret == -ENOENT || ret == -EOPNOTSUPP)
 		ret = -EINVAL;	/* a generic event this processor lacks */
 out:
-	write_seqcount_end(&pctr_seq);
+	pctr_gen_bump();
 unlock:
 	mutex_unlock(&pctr_lock);
 	return ret;
@@ -157,17 +169,21 @@ static int pctr_read_here(unsigned int *fn, u64 *values, u64 *tsc, int *cpu)
 
 /*
  * The selectors and this CPU's counts: without pctr_lock unless a counter
- * was being programmed meanwhile (pctr_seq), so that threads reading their
+ * was being programmed meanwhile (pctr_gen), so that threads reading their
  * own CPUs do not serialise machine-wide.
  */
 static int pctr_snapshot(unsigned int *fn, u64 *values, u64 *tsc, int *cpu)
 {
-	unsigned int seq = raw_read_seqcount(&pctr_seq);
+	unsigned int gen = READ_ONCE(pctr_gen);
 	int ret;
 
-	if (!(seq & 1)) {
+	/* The count before the reads (pairs with pctr_gen_bump()'s smp_wmb()). */
+	smp_rmb();
+	if (!(gen & 1)) {
 		ret = pctr_read_here(fn, values, tsc, cpu);
-		if (!read_seqcount_retry(&pctr_seq, seq))
+		/* The reads before the count again. */
+		smp_rmb();
+		if (READ_ONCE(pctr_gen) == gen)
 			return ret;
 	}
 	mutex_lock(&pctr_lock);
