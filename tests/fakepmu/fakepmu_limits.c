@@ -20,6 +20,9 @@
  *   accepted user-only but then never calls the overflow handler (its
  *   records go to a buffer a kernel counter does not have), and
  *   check_period(1) refuses it.
+ * limit_period, inst_limit_period and bts are also writable under
+ * /sys/module/fakepmu/parameters/ (root), so that one boot can test several
+ * models: a change applies to events made and periods set after it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,15 +49,15 @@ module_param(strict_raw, bool, 0444);
 MODULE_PARM_DESC(strict_raw, "refuse raw configs with bits outside the event fields (EINVAL) instead of masking them as x86 does");
 
 static uint limit_period;
-module_param(limit_period, uint, 0444);
+module_param(limit_period, uint, 0644);
 MODULE_PARM_DESC(limit_period, "smallest sampling period of any event (Nehalem, Haswell: 32; default 0, none)");
 
 static uint inst_limit_period;
-module_param(inst_limit_period, uint, 0444);
+module_param(inst_limit_period, uint, 0644);
 MODULE_PARM_DESC(inst_limit_period, "smallest sampling period of instructions retired (Haswell, Broadwell: 128; default 0)");
 
 static bool bts;
-module_param(bts, bool, 0444);
+module_param(bts, bool, 0644);
 MODULE_PARM_DESC(bts, "Intel model: period 1 on branch instructions is BTS (EOPNOTSUPP with the kernel counted, no overflow calls)");
 
 /* Raw configs whose stray bits were masked off. */
@@ -92,10 +95,10 @@ static bool fakepmu_is_branch(u64 code)
 
 static s64 fakepmu_limit_of(u64 code)
 {
-	s64 limit = limit_period;
+	s64 limit = READ_ONCE(limit_period);
 
 	if (fakepmu_is_inst(code))
-		limit = max_t(s64, limit, inst_limit_period);
+		limit = max_t(s64, limit, READ_ONCE(inst_limit_period));
 	return limit;
 }
 
@@ -107,7 +110,7 @@ s64 fakepmu_limit_period(struct perf_event *event)
 
 static bool fakepmu_bts_period(struct perf_event *event, u64 code, u64 period)
 {
-	return bts && period == 1 && !event->attr.freq &&
+	return READ_ONCE(bts) && period == 1 && !event->attr.freq &&
 	       !event->attr.exclude_host && fakepmu_is_branch(code);
 }
 
