@@ -323,6 +323,9 @@ TEST(watchdog_is_named)
 		SKIP(return, "the test PMU has no watchdog parameter (%s)", FAKE_WATCHDOG);
 	ASSERT_EQ(0, fakepmu_reload_with("watchdog=1"));
 	gp = fakepmu_gp_counters();
+	/* A hybrid test PMU's last CPU is an E-core's (cpu_atom, cpu_lowpower). */
+	if (hybrid())
+		ASSERT_EQ(0, read_file_int("/sys/module/fakepmu/parameters/atom_ncounters", &gp));
 	snprintf(args, sizeof(args), "--inject -c %d -n 100000 -p 1000", cpu);
 	rc = run_check(out, sizeof(out), NULL, args);
 	TH_LOG("%s", out);
