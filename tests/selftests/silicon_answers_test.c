@@ -71,13 +71,23 @@ static int free_gp(void)
 		SKIP(return, "test PMU loaded as a hybrid CPU");	\
 } while (0)
 
-/* n pinned perf CPU events of branches on cpu, in fd[]: another perf user. */
+/*
+ * n pinned perf CPU events of branches on cpu, in fd[]: another perf user
+ * whose events are pinned, as the watchdog's are.  (perf stat's events are
+ * flexible: pinned ones, the module's, take the counters before them.)
+ */
 static int hold_counters(int *fd, int n, int cpu)
 {
+	struct perf_event_attr attr;
 	int i;
 
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_RAW;
+	attr.config = EV_BR;
+	attr.pinned = 1;
 	for (i = 0; i < n; i++) {
-		fd[i] = open_counter(PERF_TYPE_RAW, EV_BR, -1, cpu, 0, 1);
+		fd[i] = sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd[i] < 0)
 			return -1;
 	}
@@ -138,34 +148,98 @@ TEST(pctr_with_a_perf_user_holding_the_counters_is_ebusy)
 	release(hold, free);
 }
 
-#define PM_BR	(EV_BR | PMCF_USR | PMCF_OS)
+/*
+ * A perf stat user's events are flexible: pctr's pinned counters take the
+ * hardware first, and perf's events wait (multiplexed: time_running stops
+ * behind time_enabled), as perf_event_open(2) orders them.
+ */
+TEST(pctr_wins_over_a_perf_stat_user)
+{
+	int hold[32], fd, free = free_gp(), i;
+	__u64 rf0[3], rf[3];
+
+	NEED_SILICON();
+	NEED_CPUS(CPU + 1);
+	for (i = 0; i < free; i++) {
+		struct perf_event_attr attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_RAW;
+		attr.config = EV_BR;
+		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		hold[i] = sys_perf_event_open(&attr, -1, CPU, -1, PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, hold[i]);
+	}
+	usleep(20000);
+	ASSERT_EQ((ssize_t)sizeof(rf0), read(hold[free - 1], rf0, sizeof(rf0)));
+	/* Alone, perf's events run all the time they are enabled. */
+	EXPECT_EQ(rf0[1], rf0[2]);
+	fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, pctr_set_fd(fd, 0, PCTR_BR));
+	usleep(20000);
+	ASSERT_EQ((ssize_t)sizeof(rf), read(hold[free - 1], rf, sizeof(rf)));
+	TH_LOG("perf's event with pctr's counter: enabled %llu ns more, running %llu ns more",
+	       (unsigned long long)(rf[1] - rf0[1]), (unsigned long long)(rf[2] - rf0[2]));
+	EXPECT_LT(rf[2] - rf0[2], rf[1] - rf0[1]);
+	pctr_set_fd(fd, 0, 0);
+	close(fd);
+	release(hold, free);
+}
+
+#define PM_BR	(EV_BR | (PMCF_USR | PMCF_OS) << 16)	/* perfmon(4)'s control word */
 
 /*
- * perfmon: PMIOSETUP only records the control word; the counter is taken at
- * PMIOSTART, which fails EBUSY past the free counters.
+ * perfmon: PMIOSETUP only records the control word, on every counter; the
+ * hardware counter is taken at PMIOSTART, which fails EBUSY past the free
+ * ones (the fourth on a four-counter AMD CPU with the watchdog).  That
+ * counter stays set up and stopped: PMIOREAD gives 0, the others count.
  */
 TEST(perfmon_start_past_the_free_counters_is_ebusy)
 {
-	int fd, n, free = free_gp(), setup[NPMC], start[NPMC], i;
+	int fd, n, free = free_gp(), i, ret;
+	long long v;
 
 	NEED_SILICON();
+	NEED_CPUS(CPU + 1);
+	ASSERT_EQ(0, pin_to_cpu(CPU));
 	fd = open("/dev/perfmon", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	n = free < NPMC ? free + 1 : NPMC;
 	for (i = 0; i < n; i++) {
-		setup[i] = perfmon_setup_fd(fd, i, PM_BR);
-		start[i] = perfmon_ctl_fd(fd, PMIOSTART, i);
-		TH_LOG("counter %d: PMIOSETUP %s, PMIOSTART %s", i,
-		       setup[i] ? strerror(-setup[i]) : "ok",
-		       start[i] ? strerror(-start[i]) : "ok");
+		EXPECT_EQ(0, perfmon_setup_fd(fd, i, PM_BR));
+		ret = perfmon_ctl_fd(fd, PMIOSTART, i);
+		TH_LOG("counter %d: PMIOSTART %s", i, ret ? strerror(-ret) : "ok");
+		EXPECT_EQ(i < free ? 0 : -EBUSY, ret);
 	}
+	ASSERT_EQ(0, inject_here(EV_BR, 100));
 	for (i = 0; i < n; i++) {
-		EXPECT_EQ(0, setup[i]);
-		EXPECT_EQ(i < free ? 0 : -EBUSY, start[i]) TH_LOG("counter %d", i);
+		v = -1;
+		EXPECT_EQ(0, perfmon_read_fd(fd, i, &v));
+		EXPECT_EQ(i < free ? 100 : 0, v) TH_LOG("counter %d", i);
 	}
 	for (i = 0; i < n; i++)
 		perfmon_ctl_fd(fd, PMIOSTOP, i);
 	close(fd);
+}
+
+/* perfmon when another perf user's pinned events hold every free counter. */
+TEST(perfmon_with_a_perf_user_holding_the_counters_is_ebusy)
+{
+	int hold[32], fd, free = free_gp();
+
+	NEED_SILICON();
+	NEED_CPUS(CPU + 1);
+	ASSERT_EQ(0, hold_counters(hold, free, CPU));
+	ASSERT_EQ(0, pin_to_cpu(CPU));
+	fd = open("/dev/perfmon", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, perfmon_setup_fd(fd, 0, PM_BR));
+	EXPECT_EQ(-EBUSY, perfmon_ctl_fd(fd, PMIOSTART, 0));
+	close(fd);
+	release(hold, free);
 }
 
 /*
