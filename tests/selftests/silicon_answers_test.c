@@ -12,7 +12,10 @@
  * inst_limit_period=128 bts=1, and the AMD model with watchdog=1
  * ncounters=4 (a pre-Zen AMD CPU or a KVM guest: four counters, one the
  * watchdog's).  Presets under the minimum period and period 1 on branches
- * (BTS) are cpc_overflow_test's; perf's own answers fakepmu_silicon_test's.
+ * (BTS) are cpc_overflow_test's (it sets those parameters itself, in every
+ * lane); perf's own answers fakepmu_silicon_test's; pmcompat-check's
+ * (contention and the watchdog named, an overflow row under the minimum
+ * period skipped with that cause) pmcompat_check_test's.
  *
  * Test PMU code: branch instructions 0x00c4, which only a general-purpose
  * counter takes in both models.
