@@ -358,4 +358,36 @@ TEST(pfcntr_with_a_perf_user_holding_the_counters)
 	release(hold, free);
 }
 
+/*
+ * pctr(1) and perfmon(8) name the cause of EBUSY: the counters are held by
+ * another perf user or the NMI watchdog.
+ */
+TEST(tools_name_who_holds_the_counters)
+{
+	static const char cause[] = "held by another perf user or the NMI watchdog, kernel.nmi_watchdog";
+	int hold[32], free = free_gp();
+	struct tool_run r;
+
+	NEED_SILICON();
+	NEED_CPUS(CPU + 1);
+	if (access("/usr/bin/pctr", X_OK) || access("/usr/bin/perfmon", X_OK))
+		SKIP(return, "pctr(1) or perfmon(8) not installed in /usr/bin");
+	ASSERT_EQ(0, hold_counters(hold, free, CPU));
+	ASSERT_EQ(0, run_tool(&r, "/usr/bin/pctr", "pctr",
+			      (const char *const []){ "-s", "0", "-f", "c4", "-u", NULL },
+			      0, TOOL_AS_ROOT, NULL));
+	TH_LOG("pctr: exit %d: %s", r.status, r.err);
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "pctr_set_cntr: Device or resource busy: "));
+	EXPECT_NE(NULL, strstr(r.err, cause));
+	ASSERT_EQ(0, run_tool(&r, "/usr/bin/perfmon", "perfmon",
+			      (const char *const []){ "-u", "-l", "1", "0xc4", NULL },
+			      0, TOOL_AS_ROOT, NULL));
+	TH_LOG("perfmon: exit %d: %s", r.status, r.err);
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "ioctl(PMIOSTART): Device or resource busy: "));
+	EXPECT_NE(NULL, strstr(r.err, cause));
+	release(hold, free);
+}
+
 TEST_HARNESS_MAIN
