@@ -79,18 +79,24 @@ static int free_gp(void)
  * whose events are pinned, as the watchdog's are.  (perf stat's events are
  * flexible: pinned ones, the module's, take the counters before them.)
  */
-static int hold_counters(int *fd, int n, int cpu)
+static int open_pinned(__u64 config, int cpu)
 {
 	struct perf_event_attr attr;
-	int i;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_RAW;
-	attr.config = EV_BR;
+	attr.config = config;
 	attr.pinned = 1;
+	return sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int hold_counters(int *fd, int n, int cpu)
+{
+	int i;
+
 	for (i = 0; i < n; i++) {
-		fd[i] = sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd[i] = open_pinned(EV_BR, cpu);
 		if (fd[i] < 0)
 			return -1;
 	}
@@ -328,12 +334,14 @@ TEST(cpc_bind_cpu_with_a_perf_user_holding_the_counters)
 }
 
 /*
- * pfcntr when another perf user holds every free counter of a CPU: the
- * EV6 counters (instructions and cycles) there.
+ * pfcntr when another perf user's pinned events hold every counter of a CPU
+ * able to count the EV6 pair (instructions and cycles: the general-purpose
+ * counters, and the Intel model's fixed ones): PCNT6MUX succeeds, the
+ * PCNT6RESTART that starts counting fails EBUSY.
  */
 TEST(pfcntr_with_a_perf_user_holding_the_counters)
 {
-	int hold[32], free = free_gp(), fd, err_mux, err_start;
+	int hold[34], free = free_gp(), fd, err_mux, err_start;
 	long mux = PF6_MUX0_RET_INSTRUCTIONS | PF6_MUX1_CYCLES;
 	__u64 img;
 	union pmctrs_ev6 u;
@@ -341,6 +349,11 @@ TEST(pfcntr_with_a_perf_user_holding_the_counters)
 	NEED_SILICON();
 	NEED_CPUS(CPU + 1);
 	ASSERT_EQ(0, hold_counters(hold, free, CPU));
+	/* And the Intel model's fixed counters of instructions and cycles. */
+	hold[free] = open_pinned(0x00c0, CPU);
+	hold[free + 1] = open_pinned(0x003c, CPU);
+	ASSERT_LE(0, hold[free]);
+	ASSERT_LE(0, hold[free + 1]);
 	ASSERT_EQ(0, pin_to_cpu(CPU));
 	fd = open("/dev/pfcntr", O_RDONLY | PCNTOPENONE);
 	ASSERT_LE(0, fd);
@@ -355,7 +368,7 @@ TEST(pfcntr_with_a_perf_user_holding_the_counters)
 	EXPECT_EQ(0, err_mux);
 	EXPECT_EQ(EBUSY, err_start);
 	close(fd);
-	release(hold, free);
+	release(hold, free + 2);
 }
 
 /*
