@@ -18,6 +18,7 @@
 #include <machine/specialreg.h>
 
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,12 @@ static void pctr_printvals(const struct pctrst *st)
 	}
 }
 
+/* What EBUSY and EIO mean on Linux, where perf shares the counters. */
+#define PCTR_HELD	"no hardware counter free for this event on some CPU " \
+			"(held by another perf user or the NMI watchdog, kernel.nmi_watchdog)"
+#define PCTR_LOST	"a counter lost its hardware counter on this CPU " \
+			"(to another perf user or the NMI watchdog, kernel.nmi_watchdog); set it again"
+
 static int pctr_set_cntr(int ctr, unsigned int val)
 {
 	int fd, ret;
@@ -179,12 +186,18 @@ int main(int argc, char **argv)
 	} else if (o.ctr >= 0) {
 		if (pctr_build_sel(cpu_type, &o, &sel, msg, sizeof(msg)) < 0)
 			errx(1, "%s", msg);
-		if (pctr_set_cntr(o.ctr, sel) == -1)
+		if (pctr_set_cntr(o.ctr, sel) == -1) {
+			if (errno == EBUSY)
+				errx(1, "pctr_set_cntr: %s: " PCTR_HELD, strerror(EBUSY));
 			err(1, "pctr_set_cntr");
+		}
 	} else {
 		memset(&st, 0, sizeof(st));
-		if (pctr_read(&st) == -1)
+		if (pctr_read(&st) == -1) {
+			if (errno == EIO)
+				errx(1, "pctr_read: %s: " PCTR_LOST, strerror(EIO));
 			err(1, "pctr_read");
+		}
 		pctr_printvals(&st);
 	}
 	return 0;

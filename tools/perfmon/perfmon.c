@@ -16,6 +16,7 @@
 #include <machine/perfmon.h>
 
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,19 @@ static const char *perfmon_path(void)
 	const char *p = getenv("PERFMON_DEVICE");
 
 	return p && *p ? p : _PATH_PERFMON;
+}
+
+/*
+ * PMIOSTART failed.  EBUSY on Linux: perf found no hardware counter for the
+ * event on some CPU, because the NMI watchdog or another perf user holds it.
+ */
+static __dead2 void start_failed(void)
+{
+	if (errno == EBUSY)
+		errx(1, "ioctl(PMIOSTART): %s: no hardware counter free for this event on some CPU "
+		     "(held by another perf user or the NMI watchdog, kernel.nmi_watchdog)",
+		     strerror(EBUSY));
+	err(1, "ioctl(PMIOSTART)");
 }
 
 int main(int argc, char **argv)
@@ -101,7 +115,7 @@ int main(int argc, char **argv)
 	if (ioctl(fd, PMIOTSTAMP, &then) == -1)
 		err(1, "ioctl(PMIOTSTAMP)");
 	if (ioctl(fd, PMIOSTART, &num) == -1)
-		err(1, "ioctl(PMIOSTART)");
+		start_failed();
 
 	value.pmcd_num = num;
 	for (i = 0; i < a.loops; i++) {
@@ -113,7 +127,7 @@ int main(int argc, char **argv)
 		if (ioctl(fd, PMIORESET, &value.pmcd_num) == -1)
 			err(1, "ioctl(PMIORESET)");
 		if (ioctl(fd, PMIOSTART, &num) == -1)
-			err(1, "ioctl(PMIOSTART)");
+			start_failed();
 		if (a.sleeptime)
 			sleep(a.sleeptime);
 		if (a.cmd)

@@ -679,6 +679,15 @@ static void settle(int want_emt, int want_perf)
 	}
 }
 
+/*
+ * Intel's driver refuses sampling periods under a model's minimum
+ * (x86_pmu.limit_period: 32 on Nehalem and Haswell, 128 for instructions
+ * retired on Haswell and Broadwell) with EINVAL; pmcompat tries presets up
+ * to 256 events short.  Below that, EINVAL from perf is that limit.
+ */
+#define MIN_PERIOD_SAFE	256
+#define MIN_PERIOD_SKIP	"perf refuses this sampling period (EINVAL): it is under the PMU's minimum period"
+
 static void check_cpc_overflow(cpc_t *cpc)
 {
 	struct sigaction sa;
@@ -690,6 +699,11 @@ static void check_cpc_overflow(cpc_t *cpc)
 
 	snprintf(label, sizeof(label), "overflow/%llu", period);
 	pfd = perf_open(EV_INS, 0, -1, 1, period);
+	if (pfd < 0 && errno == EINVAL && period < MIN_PERIOD_SAFE) {
+		row_skip("cpc", label, MIN_PERIOD_SKIP " (Nehalem and Haswell: 32, 128 for instructions); "
+			 "take a larger -p");
+		return;
+	}
 	if (pfd < 0) {
 		row_skip("cpc", label, "%s", why_perf(errno));
 		return;
