@@ -18,6 +18,7 @@
 #include "pmc_arch.h"
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
+#include "pmc_perf_internals.h"
 
 static struct lock_class_key pmc_cpu_set_key, pmc_thread_set_key;
 
@@ -404,15 +405,14 @@ static bool pmc_counter_failing(const struct pmc_counter *c)
  */
 static bool pmc_slot_overtaken(const struct pmc_set *set, struct perf_event *event)
 {
-	struct perf_event_context *ctx = event->ctx;
-	u64 newer = READ_ONCE(ctx->pinned_groups.index) - event->group_index;
+	u64 newer = pmc_perf_pinned_since(event);
 	unsigned int i, j;
 
 	for (i = 0; i < set->nctrs && newer; i++) {
 		for (j = 0; j < set->nslots; j++) {
 			struct perf_event *e = set->ctr[i].slots[j].event;
 
-			if (e && e->ctx == ctx && e->group_index > event->group_index)
+			if (e && pmc_perf_pinned_after(e, event))
 				newer--;
 		}
 	}

@@ -10,6 +10,11 @@
  *   pmc_hotplug.c   CPU hotplug of CPU-bound sets
  *   pmc_tree.c      inherited thread sets: a thread's own counts and marks
  *   pmc_pmu.c       which PMUs count the CPUs (hybrid), perf's PMU bus
+ *   pmc_perf_internals.c/.h
+ *                   every read of perf's internal fields (event state,
+ *                   oncpu, counts, inherited copies, pinned order, the
+ *                   PMU bus) and every direct pmu->read(), each with the
+ *                   rule of perf it relies on and build-time checks
  *
  * What differs between architectures is in pmc_arch.h
  * (module/arch/<arch>/), what differs between kernels in kcompat.h.
@@ -109,6 +114,5 @@ void pmc_cpu_sync(struct pmc_set *set);
 /* ---- pmc_tree.c ----------------------------------------------------------- */
 
 void pmc_set_unpin(struct pmc_set *set, bool all);
-bool pmc_tree_copy_failed(struct perf_event *parent);
 
 #endif /* PMC_CORE_INTERNAL_H */
