@@ -473,12 +473,15 @@ static void pmc_counter_disable(struct pmc_counter *c)
 /*
  * Start the stopped counters of mask, all or none: every event is made
  * afresh first, then all are enabled; one that perf cannot make or schedule
- * stops the others again and its error is returned.  set->lock held.
+ * stops the others again and its error is returned.  The caller holds
+ * set->lock.
  */
 static int pmc_counters_start(struct pmc_set *set, unsigned long mask)
 {
 	unsigned int idx, i;
 	int ret = 0;
+
+	lockdep_assert_held(&set->lock);
 
 	/* No event of a CPU that went down is made again below. */
 	if (pmc_set_cpu_bound(set))
@@ -687,11 +690,17 @@ static noinline int pmc_set_read_refresh(struct pmc_set *set, unsigned long ctrs
 	return 0;
 }
 
-/* The values of the counters of ctrs, as pmc_set_read() gives them; set->lock held. */
+/*
+ * The values of the counters of ctrs, as pmc_set_read() gives them.  The
+ * caller holds set->lock.
+ */
 static __always_inline int pmc_set_read_locked(struct pmc_set *set, unsigned long ctrs,
 					       int cpu, u64 *values)
 {
-	int ret = pmc_set_read_here(set, ctrs, cpu, values);
+	int ret;
+
+	lockdep_assert_held(&set->lock);
+	ret = pmc_set_read_here(set, ctrs, cpu, values);
 
 	if (likely(ret != -EAGAIN))
 		return ret;

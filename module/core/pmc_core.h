@@ -134,6 +134,14 @@ struct pmc_notify {
 };
 
 /*
+ * The bit of pmc_set.frozen that an overflow of a PMC_FREEZE_SET counter
+ * sets (in NMI context) when it took the set's snapshots, and that
+ * pmc_set_freeze() clears once it gave back what was counted after them:
+ * while it is set, the snapshots are valid and a freeze is pending.
+ */
+#define PMC_SET_FROZEN	0
+
+/*
  * Slots: the perf events behind one counter.  ALL_CPUS sets have one per
  * possible CPU (indexed by CPU), CPU sets one, and thread sets one per CPU
  * PMU: one on most machines, two on hybrid Intel CPUs (P- and E-cores have
@@ -163,7 +171,7 @@ struct pmc_set {
 
 	/* Overflow bookkeeping: written in NMI context, atomics only. */
 	unsigned long ovf_pending;	/* bit per counter */
-	unsigned long frozen;		/* bit 0: snapshots valid, freeze pending */
+	unsigned long frozen;		/* bit PMC_SET_FROZEN */
 	struct pmc_notify notify;	/* set before counters are programmed */
 	pmc_tick_fn tick_fn;		/* set before counters are programmed */
 	void *tick_ctx;

@@ -19,7 +19,9 @@
  * What differs between architectures is in pmc_arch.h
  * (module/arch/<arch>/), what differs between kernels in kcompat.h.
  *
- * "set->lock held" below is checked by lockdep where it matters.
+ * A function whose comment says that the caller holds set->lock (or has
+ * interrupts off) checks it with lockdep_assert_held() (or
+ * lockdep_assert_irqs_disabled()).
  */
 #ifndef PMC_CORE_INTERNAL_H
 #define PMC_CORE_INTERNAL_H
@@ -98,7 +100,7 @@ void pmc_set_sync_freeze_wait(struct pmc_set *set);
  */
 static inline void pmc_set_sync_freeze(struct pmc_set *set)
 {
-	if (READ_ONCE(set->ovf_pending) || test_bit(0, &set->frozen))
+	if (READ_ONCE(set->ovf_pending) || test_bit(PMC_SET_FROZEN, &set->frozen))
 		pmc_set_sync_freeze_wait(set);
 }
 

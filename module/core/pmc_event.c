@@ -415,13 +415,19 @@ static void pmc_refresh_here(void *info)
 				pmc_perf_update_here(event, this);
 }
 
-/* set->lock held; ctrs: a bit per counter; cpu as for pmc_set_read(). */
+/*
+ * Bring the events of the counters of ctrs (a bit per counter) that are
+ * active on other CPUs up to date there; cpu is as for pmc_set_read().
+ * The caller holds set->lock, which also guards set->refresh_cpus.
+ */
 void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 {
 	struct pmc_refresh r = { .set = set, .ctrs = ctrs, .cpu = cpu };
 	struct perf_event *event;
 	unsigned int i, first, last, k;
 	int this, on;
+
+	lockdep_assert_held(&set->lock);
 
 	cpumask_clear(set->refresh_cpus);
 	pmc_refresh_slots(&r, -1, &first, &last);
@@ -441,7 +447,7 @@ void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 
 /*
  * One slot's part of pmc_set_read_here(): its count added to *sum; -EIO if it failed,
- * -EAGAIN if it must be read elsewhere.  Interrupts off.
+ * -EAGAIN if it must be read elsewhere.  The caller has interrupts off.
  */
 static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
 					      const struct pmc_slot *s, int this,
@@ -451,6 +457,7 @@ static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
 	u64 v;
 	int ret;
 
+	lockdep_assert_irqs_disabled();
 	if (pmc_slot_failed(c, s))
 		return -EIO;
 	*sum += s->kept;
@@ -474,7 +481,7 @@ static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
  * when an event is active on another CPU or has inherited copies: the
  * caller reads through pmc_set_refresh() and pmc_counter_value() then.
  * values[k] for each counter k of ctrs, as pmc_counter_value() would give
- * it (-EIO and -EINVAL alike); set->lock held.
+ * it (-EIO and -EINVAL alike).  The caller holds set->lock.
  */
 int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *values)
 {
@@ -482,6 +489,8 @@ int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *val
 	unsigned int first = 0, last = set->nslots, i, k;
 	unsigned long flags;
 	int this, ret = 0;
+
+	lockdep_assert_held(&set->lock);
 
 	/* One CPU's instance, which has no share of the counter's base. */
 	if (one && cpu >= 0 && cpu < set->nslots) {
@@ -558,8 +567,8 @@ void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep
 
 /*
  * The sum of a counter's slots plus its base, or with cpu one CPU's slot of
- * an ALL_CPUS set; set->lock held.  fresh: the CPUs pmc_set_refresh() just
- * read, or NULL.
+ * an ALL_CPUS set.  fresh: the CPUs pmc_set_refresh() just read, or NULL.
+ * The caller holds the set's lock.
  */
 int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 		      const struct cpumask *fresh)
@@ -568,6 +577,8 @@ int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 	u64 v, sum = c->base;
 	unsigned int i;
 	int ret;
+
+	lockdep_assert_held(&set->lock);
 
 	if (set->bind.scope == PMC_SCOPE_ALL_CPUS && cpu != PMC_READ_SUM) {
 		if (cpu < 0 || cpu >= set->nslots)
@@ -622,12 +633,16 @@ void pmc_counter_clear(struct pmc_counter *c)
 	clear_bit(c->idx, &c->set->ovf_pending);
 }
 
-/* Create (stopped) the event of a slot whose CPU came up; set->lock held. */
+/*
+ * Create (stopped) the event of a slot whose CPU came up.  The caller holds
+ * the set's lock.
+ */
 void pmc_slot_revive(struct pmc_counter *c, unsigned int i)
 {
 	struct pmc_slot *s = &c->slots[i];
 	struct perf_event *event;
 
+	lockdep_assert_held(&c->set->lock);
 	if (!c->programmed || s->event)
 		return;
 	/* A CPU that cannot count again reads as an error, never stale. */

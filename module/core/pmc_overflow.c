@@ -92,7 +92,7 @@ void pmc_overflow_handler(struct perf_event *event, struct perf_sample_data *dat
 	    pmc_perf_count(event) < READ_ONCE(c->ovf_at))
 		return;
 	atomic64_set(&c->ovf_ip, pmc_overflow_pc(c, regs));
-	if ((c->flags & PMC_FREEZE_SET) && !test_and_set_bit(0, &set->frozen)) {
+	if ((c->flags & PMC_FREEZE_SET) && !test_and_set_bit(PMC_SET_FROZEN, &set->frozen)) {
 		/*
 		 * A software counter's overflow comes from its event site: the
 		 * snapshot reads the set's hardware events as
@@ -133,15 +133,19 @@ static void pmc_ovf_irq_work(struct irq_work *work)
 			atomic64_read(&set->ctr[__ffs(pending)].ovf_ip);
 		send_sig_info(set->notify.signo, &info, task);
 	}
-	if (test_bit(0, &set->frozen))
+	if (test_bit(PMC_SET_FROZEN, &set->frozen))
 		schedule_work(&set->ovf_work);
 }
 
-/* Stop a running counter, its value frozen; set->lock held. */
+/*
+ * Stop a running counter; its value stays as it was when it stopped.  The
+ * caller holds the set's lock.
+ */
 void pmc_counter_halt(struct pmc_counter *c)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&c->set->lock);
 	if (!c->running)
 		return;
 	for (i = 0; i < c->set->nslots; i++)
@@ -152,8 +156,8 @@ void pmc_counter_halt(struct pmc_counter *c)
 
 /*
  * Process context: stop every counter of a set that froze at an overflow,
- * and give back what its events counted after the overflow's snapshot;
- * set->lock held.  The work item does it, or whoever takes the lock first
+ * and give back what its events counted after the overflow's snapshot.
+ * The caller holds set->lock.  The work item does it, or whoever takes the lock first
  * and must see the frozen values (a restart).
  */
 void pmc_set_freeze(struct pmc_set *set)
@@ -161,7 +165,7 @@ void pmc_set_freeze(struct pmc_set *set)
 	unsigned int i, j;
 
 	lockdep_assert_held(&set->lock);
-	if (!test_bit(0, &set->frozen))
+	if (!test_bit(PMC_SET_FROZEN, &set->frozen))
 		return;
 	for (i = 0; i < set->nctrs; i++) {
 		struct pmc_counter *c = &set->ctr[i];
@@ -178,7 +182,7 @@ void pmc_set_freeze(struct pmc_set *set)
 			s->snap_event = NULL;
 		}
 	}
-	clear_bit(0, &set->frozen);
+	clear_bit(PMC_SET_FROZEN, &set->frozen);
 }
 
 static void pmc_ovf_work(struct work_struct *work)

@@ -18,10 +18,15 @@
 #include "pmc_core_internal.h"
 #include "pmc_perf_internals.h"
 
-/* Release the pins of threads that exited, or all of them; set->lock held. */
+/*
+ * Release the pins of threads that exited, or all of them.  The caller
+ * holds set->lock.
+ */
 void pmc_set_unpin(struct pmc_set *set, bool all)
 {
 	struct pmc_pin *pin, *next;
+
+	lockdep_assert_held(&set->lock);
 
 	list_for_each_entry_safe(pin, next, &set->pins, node) {
 		if (!all && !(READ_ONCE(pin->task->flags) & PF_EXITING))
@@ -96,12 +101,14 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
  * makes perf unclone the caller's context and never clone it again, so its
  * copies stay its own.  One per thread and perf context class, kept while
  * the thread lives: as many as the tree has threads that marked themselves,
- * no fixed number.  set->lock held.
+ * no fixed number.  The caller holds set->lock.
  */
 static int pmc_set_pin_current(struct pmc_set *set)
 {
 	struct pmc_pin *pin;
 	unsigned int i;
+
+	lockdep_assert_held(&set->lock);
 
 	/* The pins of threads that exited are of no use: their tasks go. */
 	pmc_set_unpin(set, false);
