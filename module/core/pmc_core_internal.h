@@ -135,7 +135,6 @@ static inline u64 pmc_preset_to_period(u64 preset)
 	return -preset;		/* 0 means 2^64: never, in practice */
 }
 
-
 /* perf takes sample periods below 2^63. */
 #define PMC_MAX_PERIOD		BIT_ULL(63)
 /* The period of a counter whose overflow is 2^63 or more events away. */

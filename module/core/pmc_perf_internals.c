@@ -10,6 +10,7 @@
 #include <linux/build_bug.h>
 #include <linux/device.h>
 #include <linux/irqflags.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -17,8 +18,6 @@
 #include <linux/sched.h>
 
 #include "pmc_perf_internals.h"
-
-#define PMC_FIELD(type, member)	(((type *)NULL)->member)
 
 /*
  * What the helpers read, as 6.1 and 6.12 define it.  A change of type
@@ -29,21 +28,21 @@ static_assert(PERF_EVENT_STATE_ERROR == -2);
 static_assert(PERF_EVENT_STATE_OFF == -1);
 static_assert(PERF_EVENT_STATE_INACTIVE == 0);
 static_assert(PERF_EVENT_STATE_ACTIVE == 1);
-static_assert(__same_type(PMC_FIELD(struct perf_event, state), enum perf_event_state));
-static_assert(__same_type(PMC_FIELD(struct perf_event, oncpu), int));
-static_assert(__same_type(PMC_FIELD(struct perf_event, cpu), int));
-static_assert(__same_type(PMC_FIELD(struct perf_event, count), local64_t));
-static_assert(__same_type(PMC_FIELD(struct perf_event, child_count), atomic64_t));
-static_assert(__same_type(PMC_FIELD(struct perf_event, group_index), u64));
-static_assert(__same_type(PMC_FIELD(struct perf_event, ctx), struct perf_event_context *));
-static_assert(__same_type(PMC_FIELD(struct perf_event, child_list), struct list_head));
-static_assert(__same_type(PMC_FIELD(struct perf_event, child_mutex), struct mutex));
-static_assert(__same_type(PMC_FIELD(struct perf_event, pmu), struct pmu *));
-static_assert(__same_type(PMC_FIELD(struct perf_event_context, task), struct task_struct *));
-static_assert(__same_type(PMC_FIELD(struct perf_event_context, pinned_groups.index), u64));
-static_assert(__same_type(PMC_FIELD(struct pmu, read), void (*)(struct perf_event *)));
-static_assert(__same_type(PMC_FIELD(struct pmu, task_ctx_nr), int));
-static_assert(__same_type(PMC_FIELD(struct pmu, dev), struct device *));
+static_assert(__same_type(typeof_member(struct perf_event, state), enum perf_event_state));
+static_assert(__same_type(typeof_member(struct perf_event, oncpu), int));
+static_assert(__same_type(typeof_member(struct perf_event, cpu), int));
+static_assert(__same_type(typeof_member(struct perf_event, count), local64_t));
+static_assert(__same_type(typeof_member(struct perf_event, child_count), atomic64_t));
+static_assert(__same_type(typeof_member(struct perf_event, group_index), u64));
+static_assert(__same_type(typeof_member(struct perf_event, ctx), struct perf_event_context *));
+static_assert(__same_type(typeof_member(struct perf_event, child_list), struct list_head));
+static_assert(__same_type(typeof_member(struct perf_event, child_mutex), struct mutex));
+static_assert(__same_type(typeof_member(struct perf_event, pmu), struct pmu *));
+static_assert(__same_type(typeof_member(struct perf_event_context, task), struct task_struct *));
+static_assert(__same_type(typeof_member(struct perf_event_context, pinned_groups.index), u64));
+static_assert(__same_type(typeof_member(struct pmu, read), void (*)(struct perf_event *)));
+static_assert(__same_type(typeof_member(struct pmu, task_ctx_nr), int));
+static_assert(__same_type(typeof_member(struct pmu, dev), struct device *));
 
 /*
  * The mutex that guards a parent event's list of inherited copies
