@@ -18,6 +18,7 @@
 #include "pmc_arch.h"
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
+#include "pmc_perf_internals.h"
 
 static struct lock_class_key pmc_cpu_set_key, pmc_thread_set_key;
 
@@ -404,15 +405,14 @@ static bool pmc_counter_failing(const struct pmc_counter *c)
  */
 static bool pmc_slot_overtaken(const struct pmc_set *set, struct perf_event *event)
 {
-	struct perf_event_context *ctx = event->ctx;
-	u64 newer = READ_ONCE(ctx->pinned_groups.index) - event->group_index;
+	u64 newer = pmc_perf_pinned_since(event);
 	unsigned int i, j;
 
 	for (i = 0; i < set->nctrs && newer; i++) {
 		for (j = 0; j < set->nslots; j++) {
 			struct perf_event *e = set->ctr[i].slots[j].event;
 
-			if (e && e->ctx == ctx && e->group_index > event->group_index)
+			if (e && pmc_perf_pinned_after(e, event))
 				newer--;
 		}
 	}
@@ -473,12 +473,15 @@ static void pmc_counter_disable(struct pmc_counter *c)
 /*
  * Start the stopped counters of mask, all or none: every event is made
  * afresh first, then all are enabled; one that perf cannot make or schedule
- * stops the others again and its error is returned.  set->lock held.
+ * stops the others again and its error is returned.  The caller holds
+ * set->lock.
  */
 static int pmc_counters_start(struct pmc_set *set, unsigned long mask)
 {
 	unsigned int idx, i;
 	int ret = 0;
+
+	lockdep_assert_held(&set->lock);
 
 	/* No event of a CPU that went down is made again below. */
 	if (pmc_set_cpu_bound(set))
@@ -687,11 +690,17 @@ static noinline int pmc_set_read_refresh(struct pmc_set *set, unsigned long ctrs
 	return 0;
 }
 
-/* The values of the counters of ctrs, as pmc_set_read() gives them; set->lock held. */
+/*
+ * The values of the counters of ctrs, as pmc_set_read() gives them.  The
+ * caller holds set->lock.
+ */
 static __always_inline int pmc_set_read_locked(struct pmc_set *set, unsigned long ctrs,
 					       int cpu, u64 *values)
 {
-	int ret = pmc_set_read_here(set, ctrs, cpu, values);
+	int ret;
+
+	lockdep_assert_held(&set->lock);
+	ret = pmc_set_read_here(set, ctrs, cpu, values);
 
 	if (likely(ret != -EAGAIN))
 		return ret;

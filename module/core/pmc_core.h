@@ -28,14 +28,11 @@
 #ifndef PMC_CORE_H
 #define PMC_CORE_H
 
-#include <linux/cpuhotplug.h>
 #include <linux/hashtable.h>
-#include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 
 #define PMC_MAX_COUNTERS	8
 /* CPU PMUs, one per core type: 2 on hybrid Intel CPUs, up to 3 on arm64 DynamIQ. */
@@ -86,92 +83,8 @@ struct pmc_event_desc {
  */
 typedef void (*pmc_tick_fn)(void *ctx, unsigned int idx, struct pt_regs *regs);
 
+/* Opaque to the front-ends: see pmc_core_internal.h. */
 struct pmc_set;
-
-struct pmc_slot {
-	struct perf_event *event;	/* NULL: not programmed, or CPU offline */
-	u64 kept;			/* counted by events since released */
-	u64 snap;			/* perf count when the set froze (NMI) */
-	struct perf_event *snap_event;	/* the event snap was taken of */
-	bool failed;			/* could not be (re)created or scheduled */
-	/*
-	 * The event while perf holds its one refresh credit (a one-shot
-	 * overflow counter: pmc_event_start()), NULL once an overflow used it.
-	 */
-	struct perf_event *armed;
-};
-
-struct pmc_counter {
-	struct pmc_set *set;
-	unsigned int idx;
-	bool programmed;
-	bool running;
-	unsigned int flags;
-	struct pmc_event_desc desc;
-	u64 preset;			/* value it was programmed with */
-	u64 base;			/* added to the sum of the slots */
-	bool long_period;		/* overflow 2^63 or more events away */
-	u32 min_period;			/* shortest period the PMU took, or 0 */
-	u64 ovf_at;			/* long_period: event count it is due at */
-	atomic64_t ovf_ip;		/* PC of the last overflow (NMI) */
-	struct pmc_slot *slots;		/* see pmc_set.nslots */
-};
-
-/* A tree thread's own, disabled event that keeps its perf context its own. */
-struct pmc_pin {
-	struct list_head node;
-	struct task_struct *task;	/* a reference is held */
-	struct perf_event *event;
-	bool sw;			/* of perf's software context */
-};
-
-/* Overflow notification, delivered from irq_work to the bound thread. */
-struct pmc_notify {
-	struct task_struct *task;	/* NULL: none */
-	u64 exec_id;			/* its image: none after it execs */
-	int signo;
-	int si_code;
-};
-
-/*
- * Slots: the perf events behind one counter.  ALL_CPUS sets have one per
- * possible CPU (indexed by CPU), CPU sets one, and thread sets one per CPU
- * PMU: one on most machines, two on hybrid Intel CPUs (P- and E-cores have
- * PMUs of their own, and a thread is counted on both), one per core type on
- * heterogeneous arm64.
- */
-struct pmc_set {
-	struct mutex lock;		/* serialises every call on the set */
-	struct pmc_bind bind;
-	unsigned int nctrs;
-	unsigned int nslots;
-	u32 slot_pmu[PMC_CPU_PMUS_MAX];	/* thread sets: the PMU type of each slot */
-	struct hlist_node cpuhp_node;	/* CPU and ALL_CPUS sets */
-	bool on_cpuhp;
-	/*
-	 * CPU-bound sets: slots whose CPU is up, and slots whose CPU went
-	 * down since their events were last made.  Written by the hotplug
-	 * callbacks without set->lock (atomic bitops); cpuhp_work brings the
-	 * events in line, out of the hotplug lock.
-	 */
-	unsigned long *online;
-	unsigned long *offlined;
-	struct work_struct cpuhp_work;
-	cpumask_var_t refresh_cpus;	/* pmc_set_refresh(), under lock */
-	struct perf_event *anchor[2];	/* inherited sets: see pmc_set_anchor() */
-	struct list_head pins;		/* TREE: struct pmc_pin, see pmc_set_pin_current() */
-
-	/* Overflow bookkeeping: written in NMI context, atomics only. */
-	unsigned long ovf_pending;	/* bit per counter */
-	unsigned long frozen;		/* bit 0: snapshots valid, freeze pending */
-	struct pmc_notify notify;	/* set before counters are programmed */
-	pmc_tick_fn tick_fn;		/* set before counters are programmed */
-	void *tick_ctx;
-	struct irq_work ovf_irq_work;
-	struct work_struct ovf_work;	/* freezes the set (PMC_FREEZE_SET) */
-
-	struct pmc_counter ctr[];
-};
 
 int pmc_core_init(void);
 bool pmc_hw_pmu_present(void);
@@ -205,12 +118,6 @@ int pmc_counter_read(struct pmc_set *set, unsigned int idx, int cpu, u64 *value)
 int pmc_set_read_own(struct pmc_set *set, u64 *values);
 int pmc_set_read_timed(struct pmc_set *set, u64 *values, u64 *running_ns);
 bool pmc_counter_failed(struct pmc_set *set, unsigned int idx);
-
-/* Sample period for a preset that overflows after 2^64 - preset events. */
-static inline u64 pmc_preset_to_period(u64 preset)
-{
-	return -preset;		/* 0 means 2^64: never, in practice */
-}
 
 /* ---- access control (pmc_access.c) ---------------------------------- */
 

@@ -13,6 +13,7 @@
 #include "pmc_arch.h"
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
+#include "pmc_perf_internals.h"
 
 /* The CPU a slot's event counts on; -1 for a thread's events. */
 int pmc_slot_cpu(const struct pmc_set *set, unsigned int i)
@@ -275,7 +276,7 @@ int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
 	} else {
 		perf_event_enable(event);
 	}
-	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR) {
+	if (pmc_perf_failed(event)) {
 		perf_event_disable(event);
 		return -EBUSY;
 	}
@@ -288,8 +289,7 @@ int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
  */
 bool pmc_slot_failed(const struct pmc_counter *c, const struct pmc_slot *s)
 {
-	return s->failed || (c->running && s->event &&
-			     READ_ONCE(s->event->state) == PERF_EVENT_STATE_ERROR);
+	return s->failed || (c->running && s->event && pmc_perf_failed(s->event));
 }
 
 /*
@@ -302,35 +302,10 @@ u64 pmc_event_own_count(struct perf_event *event)
 	u64 v;
 
 	local_irq_save(flags);
-	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
-	    event->oncpu == smp_processor_id())
-		event->pmu->read(event);
-	v = local64_read(&event->count);
+	pmc_perf_update_here(event, smp_processor_id());
+	v = pmc_perf_count(event);
 	local_irq_restore(flags);
 	return v;
-}
-
-/*
- * May the count of an event that is not active be read here as it is, without
- * perf's context lock?  When perf stops an event (event_sched_out()), it
- * stores the event's last count (pmu->del()) and then its new state
- * (perf_event_set_state()), with no barrier between: perf orders the two for
- * other CPUs only by ctx->lock, which perf_event_read() takes for an inactive
- * event.
- * - x86 (PMC_ARCH_STORES_IN_ORDER): stores become visible in program order
- *   (TSO), so a reader that sees the new state and then, after smp_rmb(),
- *   reads the count sees the count stored before it.
- * - Weakly ordered CPUs (arm64): only an event of this CPU's context, read
- *   with interrupts off on this CPU, is safe: perf changes a CPU's events on
- *   that CPU (its cross-calls, excluded while interrupts are off here) or
- *   while it is offline (CPU hotplug orders that).  Every other inactive
- *   event is read by perf_event_read_value(), under ctx->lock.
- * Counts that pmcompat's own calls brought to rest (perf_event_disable() under
- * set->lock) are ordered by the cross-call's completion and set->lock anyway.
- */
-static __always_inline bool pmc_event_settled(const struct perf_event *event, int this)
-{
-	return PMC_ARCH_STORES_IN_ORDER || event->cpu == this;
 }
 
 /*
@@ -346,34 +321,14 @@ static u64 pmc_event_count(struct perf_event *event, const struct cpumask *fresh
 {
 	u64 enabled, running, v;
 	unsigned long flags;
-	int cpu, this;
+	int ret;
 
 	local_irq_save(flags);
-	this = smp_processor_id();
-	cpu = READ_ONCE(event->oncpu);
-	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
-		if (cpu == this)
-			event->pmu->read(event);
-		else if (!fresh || cpu < 0 || cpu >= nr_cpu_ids ||
-			 !cpumask_test_cpu(cpu, fresh))
-			goto remote;
-		/*
-		 * Refreshed on its CPU by pmc_set_refresh(): the IPI's
-		 * completion (csd unlock, a release, and the caller's wait,
-		 * an acquire) orders that count before this read.
-		 */
-	} else if (!pmc_event_settled(event, this)) {
-		goto remote;
-	}
-	/* See pmc_event_settled(). */
-	smp_rmb();
-	v = local64_read(&event->count) + atomic64_read(&event->child_count);
+	ret = pmc_perf_read_here(event, smp_processor_id(), fresh, &v);
 	local_irq_restore(flags);
+	if (ret)
+		return perf_event_read_value(event, &enabled, &running);
 	return v;
-
-remote:
-	local_irq_restore(flags);
-	return perf_event_read_value(event, &enabled, &running);
 }
 
 /* What a slot has counted, failed or not (fresh: see pmc_event_count()). */
@@ -440,10 +395,9 @@ static int pmc_refresh_event_cpu(const struct pmc_counter *c, unsigned int i,
 	struct perf_event *event = READ_ONCE(c->slots[i].event);
 
 	*eventp = event;
-	if (!event || event->attr.inherit ||
-	    READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE)
+	if (!event || event->attr.inherit)
 		return -1;
-	return READ_ONCE(event->oncpu);
+	return pmc_perf_active_cpu(event);
 }
 
 /* On each CPU of the refresh, interrupts off: read the events active here. */
@@ -458,16 +412,22 @@ static void pmc_refresh_here(void *info)
 	for_each_set_bit(k, &r->ctrs, r->set->nctrs)
 		for (i = first; i < last; i++)
 			if (pmc_refresh_event_cpu(&r->set->ctr[k], i, &event) == this)
-				event->pmu->read(event);
+				pmc_perf_update_here(event, this);
 }
 
-/* set->lock held; ctrs: a bit per counter; cpu as for pmc_set_read(). */
+/*
+ * Bring the events of the counters of ctrs (a bit per counter) that are
+ * active on other CPUs up to date there; cpu is as for pmc_set_read().
+ * The caller holds set->lock, which also guards set->refresh_cpus.
+ */
 void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 {
 	struct pmc_refresh r = { .set = set, .ctrs = ctrs, .cpu = cpu };
 	struct perf_event *event;
 	unsigned int i, first, last, k;
 	int this, on;
+
+	lockdep_assert_held(&set->lock);
 
 	cpumask_clear(set->refresh_cpus);
 	pmc_refresh_slots(&r, -1, &first, &last);
@@ -487,14 +447,17 @@ void pmc_set_refresh(struct pmc_set *set, unsigned long ctrs, int cpu)
 
 /*
  * One slot's part of pmc_set_read_here(): its count added to *sum; -EIO if it failed,
- * -EAGAIN if it must be read elsewhere.  Interrupts off.
+ * -EAGAIN if it must be read elsewhere.  The caller has interrupts off.
  */
 static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
 					      const struct pmc_slot *s, int this,
 					      u64 *sum)
 {
 	struct perf_event *event = s->event;
+	u64 v;
+	int ret;
 
+	lockdep_assert_irqs_disabled();
 	if (pmc_slot_failed(c, s))
 		return -EIO;
 	*sum += s->kept;
@@ -502,17 +465,10 @@ static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
 		return 0;
 	if (event->attr.inherit)
 		return -EAGAIN;
-	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE) {
-		if (READ_ONCE(event->oncpu) != this)
-			return -EAGAIN;
-		event->pmu->read(event);
-	} else if (!pmc_event_settled(event, this)) {
-		return -EAGAIN;
-	}
-	/* See pmc_event_settled(). */
-	smp_rmb();
-	*sum += local64_read(&event->count) + atomic64_read(&event->child_count);
-	return 0;
+	ret = pmc_perf_read_here(event, this, NULL, &v);
+	if (!ret)
+		*sum += v;
+	return ret;
 }
 
 /*
@@ -525,7 +481,7 @@ static __always_inline int pmc_slot_read_here(const struct pmc_counter *c,
  * when an event is active on another CPU or has inherited copies: the
  * caller reads through pmc_set_refresh() and pmc_counter_value() then.
  * values[k] for each counter k of ctrs, as pmc_counter_value() would give
- * it (-EIO and -EINVAL alike); set->lock held.
+ * it (-EIO and -EINVAL alike).  The caller holds set->lock.
  */
 int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *values)
 {
@@ -533,6 +489,8 @@ int pmc_set_read_here(struct pmc_set *set, unsigned long ctrs, int cpu, u64 *val
 	unsigned int first = 0, last = set->nslots, i, k;
 	unsigned long flags;
 	int this, ret = 0;
+
+	lockdep_assert_held(&set->lock);
 
 	/* One CPU's instance, which has no share of the counter's base. */
 	if (one && cpu >= 0 && cpu < set->nslots) {
@@ -580,9 +538,14 @@ static int pmc_slot_value(const struct pmc_counter *c, const struct pmc_slot *s,
 {
 	if (pmc_slot_failed(c, s))
 		return -EIO;
-	/* A tree's copy that perf could not schedule (see pmc_tree_copy_failed()). */
+	/*
+	 * A live copy of a tree's event (another thread's) that perf could
+	 * not schedule counts nothing until it is enabled again, so the
+	 * tree's sum would silently fall short: the read is an error
+	 * instead, as for an inherited thread set's own copy (pmc_own_count()).
+	 */
 	if (c->running && s->event && s->event->attr.inherit &&
-	    !s->event->attr.inherit_stat && pmc_tree_copy_failed(s->event))
+	    !s->event->attr.inherit_stat && pmc_perf_copy_failed(s->event))
 		return -EIO;
 	*val = pmc_slot_count(s, fresh);
 	return 0;
@@ -604,8 +567,8 @@ void pmc_slot_release(const struct pmc_counter *c, struct pmc_slot *s, bool keep
 
 /*
  * The sum of a counter's slots plus its base, or with cpu one CPU's slot of
- * an ALL_CPUS set; set->lock held.  fresh: the CPUs pmc_set_refresh() just
- * read, or NULL.
+ * an ALL_CPUS set.  fresh: the CPUs pmc_set_refresh() just read, or NULL.
+ * The caller holds the set's lock.
  */
 int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 		      const struct cpumask *fresh)
@@ -614,6 +577,8 @@ int pmc_counter_value(struct pmc_counter *c, int cpu, u64 *val,
 	u64 v, sum = c->base;
 	unsigned int i;
 	int ret;
+
+	lockdep_assert_held(&set->lock);
 
 	if (set->bind.scope == PMC_SCOPE_ALL_CPUS && cpu != PMC_READ_SUM) {
 		if (cpu < 0 || cpu >= set->nslots)
@@ -668,12 +633,16 @@ void pmc_counter_clear(struct pmc_counter *c)
 	clear_bit(c->idx, &c->set->ovf_pending);
 }
 
-/* Create (stopped) the event of a slot whose CPU came up; set->lock held. */
+/*
+ * Create (stopped) the event of a slot whose CPU came up.  The caller holds
+ * the set's lock.
+ */
 void pmc_slot_revive(struct pmc_counter *c, unsigned int i)
 {
 	struct pmc_slot *s = &c->slots[i];
 	struct perf_event *event;
 
+	lockdep_assert_held(&c->set->lock);
 	if (!c->programmed || s->event)
 		return;
 	/* A CPU that cannot count again reads as an error, never stale. */

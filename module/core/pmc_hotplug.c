@@ -25,7 +25,8 @@ static int pmc_cpu_slot(const struct pmc_set *set, unsigned int cpu)
 }
 
 /*
- * Bring a CPU-bound set's events in line with its CPUs; set->lock held.
+ * Bring a CPU-bound set's events in line with its CPUs.  The caller holds
+ * set->lock.
  * The events of a CPU that went down are dead (perf took them out of the
  * CPU's context): they are released, their counts kept.  A CPU that is up
  * gets its events made again.  Never called under the hotplug lock: making
@@ -34,6 +35,8 @@ static int pmc_cpu_slot(const struct pmc_set *set, unsigned int cpu)
 void pmc_cpu_sync(struct pmc_set *set)
 {
 	unsigned int slot, i;
+
+	lockdep_assert_held(&set->lock);
 
 	for_each_set_bit(slot, set->offlined, set->nslots) {
 		clear_bit(slot, set->offlined);

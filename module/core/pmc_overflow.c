@@ -14,6 +14,7 @@
 
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
+#include "pmc_perf_internals.h"
 
 /*
  * The PC to report for an overflow.  A counter that does not count kernel
@@ -47,7 +48,7 @@ static unsigned long pmc_overflow_pc(const struct pmc_counter *c,
  * CPU or one thread freeze (cpc's), so an event that is not active here is
  * this CPU's or, on a hybrid CPU, the interrupted thread's on another core
  * type's PMU, whose count perf stored before the thread came to this CPU:
- * ordered on every architecture (see pmc_event_settled()).
+ * ordered on every architecture (see pmc_perf_settled()).
  */
 static void pmc_set_snapshot(struct pmc_set *set)
 {
@@ -63,10 +64,8 @@ static void pmc_set_snapshot(struct pmc_set *set)
 
 			if (!event)
 				continue;
-			if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
-			    READ_ONCE(event->oncpu) == cpu)
-				event->pmu->read(event);
-			c->slots[j].snap = local64_read(&event->count);
+			pmc_perf_update_here(event, cpu);
+			c->slots[j].snap = pmc_perf_count(event);
 			c->slots[j].snap_event = event;
 		}
 	}
@@ -90,10 +89,10 @@ void pmc_overflow_handler(struct perf_event *event, struct perf_sample_data *dat
 		WRITE_ONCE(s->armed, NULL);
 	/* Of a long period's steps, only the one that ends it counts. */
 	if (READ_ONCE(c->long_period) &&
-	    local64_read(&event->count) < READ_ONCE(c->ovf_at))
+	    pmc_perf_count(event) < READ_ONCE(c->ovf_at))
 		return;
 	atomic64_set(&c->ovf_ip, pmc_overflow_pc(c, regs));
-	if ((c->flags & PMC_FREEZE_SET) && !test_and_set_bit(0, &set->frozen)) {
+	if ((c->flags & PMC_FREEZE_SET) && !test_and_set_bit(PMC_SET_FROZEN, &set->frozen)) {
 		/*
 		 * A software counter's overflow comes from its event site: the
 		 * snapshot reads the set's hardware events as
@@ -134,15 +133,19 @@ static void pmc_ovf_irq_work(struct irq_work *work)
 			atomic64_read(&set->ctr[__ffs(pending)].ovf_ip);
 		send_sig_info(set->notify.signo, &info, task);
 	}
-	if (test_bit(0, &set->frozen))
+	if (test_bit(PMC_SET_FROZEN, &set->frozen))
 		schedule_work(&set->ovf_work);
 }
 
-/* Stop a running counter, its value frozen; set->lock held. */
+/*
+ * Stop a running counter; its value stays as it was when it stopped.  The
+ * caller holds the set's lock.
+ */
 void pmc_counter_halt(struct pmc_counter *c)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&c->set->lock);
 	if (!c->running)
 		return;
 	for (i = 0; i < c->set->nslots; i++)
@@ -153,8 +156,8 @@ void pmc_counter_halt(struct pmc_counter *c)
 
 /*
  * Process context: stop every counter of a set that froze at an overflow,
- * and give back what its events counted after the overflow's snapshot;
- * set->lock held.  The work item does it, or whoever takes the lock first
+ * and give back what its events counted after the overflow's snapshot.
+ * The caller holds set->lock.  The work item does it, or whoever takes the lock first
  * and must see the frozen values (a restart).
  */
 void pmc_set_freeze(struct pmc_set *set)
@@ -162,7 +165,7 @@ void pmc_set_freeze(struct pmc_set *set)
 	unsigned int i, j;
 
 	lockdep_assert_held(&set->lock);
-	if (!test_bit(0, &set->frozen))
+	if (!test_bit(PMC_SET_FROZEN, &set->frozen))
 		return;
 	for (i = 0; i < set->nctrs; i++) {
 		struct pmc_counter *c = &set->ctr[i];
@@ -175,11 +178,11 @@ void pmc_set_freeze(struct pmc_set *set)
 
 			/* An event made since (CPU back online) has nothing to give back. */
 			if (s->event && s->event == s->snap_event)
-				c->base -= local64_read(&s->event->count) - s->snap;
+				c->base -= pmc_perf_count(s->event) - s->snap;
 			s->snap_event = NULL;
 		}
 	}
-	clear_bit(0, &set->frozen);
+	clear_bit(PMC_SET_FROZEN, &set->frozen);
 }
 
 static void pmc_ovf_work(struct work_struct *work)

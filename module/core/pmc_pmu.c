@@ -13,19 +13,15 @@
 #include "pmc_arch.h"
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
+#include "pmc_perf_internals.h"
 
 /* perf's PMU bus ("event_source"), found through an event's PMU. */
 static typeof(((struct device *)NULL)->bus) pmc_pmu_bus;
 
 /* ---- which PMUs count the CPUs -------------------------------------------- */
 
-static struct pmu *pmc_pmu_of(struct device *dev)
-{
-	return dev_get_drvdata(dev);
-}
-
 /*
- * The CPU PMUs are the PMUs of perf's hardware context (pmu->task_ctx_nr),
+ * The CPU PMUs are the PMUs of perf's hardware context (pmc_perf_pmu_counts_cpus()),
  * which uncore, power, cstate and the like do not take (they have none),
  * nor the trace and software-like PMUs (intel_pt, intel_bts, msr,
  * breakpoint, tracepoint, kprobe, SPE: perf's software context); of those,
@@ -45,10 +41,10 @@ struct pmc_pmu_walk {
 static int pmc_pmu_visit(struct device *dev, void *data)
 {
 	struct pmc_pmu_walk *w = data;
-	struct pmu *pmu = pmc_pmu_of(dev);
+	struct pmu *pmu = pmc_perf_dev_pmu(dev);
 	unsigned int n;
 
-	if (!pmu || pmu->task_ctx_nr != perf_hw_context || !pmu->name ||
+	if (!pmu || !pmc_perf_pmu_counts_cpus(pmu) || !pmu->name ||
 	    !pmc_arch_cpu_pmu(pmu))
 		return 0;
 	if (w->p && w->found < ARRAY_SIZE(w->p->type))
@@ -156,7 +152,6 @@ void pmc_pmu_init(void)
 	}
 	if (IS_ERR(event))
 		return;
-	if (event->pmu->dev)
-		pmc_pmu_bus = event->pmu->dev->bus;
+	pmc_pmu_bus = pmc_perf_pmu_bus(event);
 	perf_event_release_kernel(event);
 }

@@ -16,11 +16,17 @@
 
 #include "pmc_core.h"
 #include "pmc_core_internal.h"
+#include "pmc_perf_internals.h"
 
-/* Release the pins of threads that exited, or all of them; set->lock held. */
+/*
+ * Release the pins of threads that exited, or all of them.  The caller
+ * holds set->lock.
+ */
 void pmc_set_unpin(struct pmc_set *set, bool all)
 {
 	struct pmc_pin *pin, *next;
+
+	lockdep_assert_held(&set->lock);
 
 	list_for_each_entry_safe(pin, next, &set->pins, node) {
 		if (!all && !(READ_ONCE(pin->task->flags) & PF_EXITING))
@@ -32,44 +38,6 @@ void pmc_set_unpin(struct pmc_set *set, bool all)
 	}
 }
 
-/* The event of the calling thread among a counter's copies; irqs off. */
-static struct perf_event *pmc_own_copy(struct perf_event *parent)
-{
-	struct perf_event *child;
-
-	lockdep_assert_irqs_disabled();
-	if (READ_ONCE(parent->ctx->task) == current)
-		return parent;
-	list_for_each_entry(child, &parent->child_list, child_list)
-		if (READ_ONCE(child->ctx->task) == current)
-			return child;
-	return NULL;
-}
-
-/*
- * Has a live copy of a tree's event (another thread's, inherited) failed to
- * be scheduled?  A pinned copy that finds no counter goes to perf's error
- * state and counts nothing until it is enabled again, so the tree's sum
- * would silently fall short: the read is an error instead, as for an
- * inherited thread set's own copy (pmc_own_count()).  A copy leaves the
- * list when its thread exits (its count folded into the parent).
- */
-bool pmc_tree_copy_failed(struct perf_event *parent)
-{
-	struct perf_event *child;
-	bool failed = false;
-
-	mutex_lock(&parent->child_mutex);
-	list_for_each_entry(child, &parent->child_list, child_list) {
-		if (READ_ONCE(child->state) == PERF_EVENT_STATE_ERROR) {
-			failed = true;
-			break;
-		}
-	}
-	mutex_unlock(&parent->child_mutex);
-	return failed;
-}
-
 /* The calling thread's own count of one slot's event; -ENOENT without a copy. */
 static int pmc_own_count(struct perf_event *parent, u64 *v)
 {
@@ -77,15 +45,15 @@ static int pmc_own_count(struct perf_event *parent, u64 *v)
 	struct perf_event *own;
 	int ret;
 
-	mutex_lock(&parent->child_mutex);
+	mutex_lock(pmc_perf_copies_mutex(parent));
 	local_irq_save(irqflags);
-	own = pmc_own_copy(parent);
+	own = pmc_perf_own_copy(parent);
 	if (own)
 		*v += pmc_event_own_count(own);
 	/* A copy perf could not schedule (pinned, no counter) counts nothing. */
-	ret = !own ? -ENOENT : READ_ONCE(own->state) == PERF_EVENT_STATE_ERROR ? -EIO : 0;
+	ret = !own ? -ENOENT : pmc_perf_failed(own) ? -EIO : 0;
 	local_irq_restore(irqflags);
-	mutex_unlock(&parent->child_mutex);
+	mutex_unlock(pmc_perf_copies_mutex(parent));
 	return ret;
 }
 
@@ -133,12 +101,14 @@ int pmc_set_read_own(struct pmc_set *set, u64 *values)
  * makes perf unclone the caller's context and never clone it again, so its
  * copies stay its own.  One per thread and perf context class, kept while
  * the thread lives: as many as the tree has threads that marked themselves,
- * no fixed number.  set->lock held.
+ * no fixed number.  The caller holds set->lock.
  */
 static int pmc_set_pin_current(struct pmc_set *set)
 {
 	struct pmc_pin *pin;
 	unsigned int i;
+
+	lockdep_assert_held(&set->lock);
 
 	/* The pins of threads that exited are of no use: their tasks go. */
 	pmc_set_unpin(set, false);
@@ -201,11 +171,11 @@ static bool pmc_set_has_own_copy(struct pmc_set *set)
 
 			if (!parent)
 				continue;
-			mutex_lock(&parent->child_mutex);
+			mutex_lock(pmc_perf_copies_mutex(parent));
 			local_irq_save(irqflags);
-			found = !!pmc_own_copy(parent);
+			found = !!pmc_perf_own_copy(parent);
 			local_irq_restore(irqflags);
-			mutex_unlock(&parent->child_mutex);
+			mutex_unlock(pmc_perf_copies_mutex(parent));
 		}
 	}
 	return found;
@@ -248,11 +218,11 @@ int pmc_set_mark_own(struct pmc_set *set, bool on)
 
 			if (!parent)
 				continue;
-			mutex_lock(&parent->child_mutex);
+			mutex_lock(pmc_perf_copies_mutex(parent));
 			local_irq_save(irqflags);
-			own = pmc_own_copy(parent);
+			own = pmc_perf_own_copy(parent);
 			local_irq_restore(irqflags);
-			mutex_unlock(&parent->child_mutex);
+			mutex_unlock(pmc_perf_copies_mutex(parent));
 			if (!own)
 				ret = -ENOENT;
 			else if (on)
@@ -281,9 +251,7 @@ bool pmc_set_has_copies(struct pmc_set *set)
 
 			if (!parent)
 				continue;
-			mutex_lock(&parent->child_mutex);
-			copies = !list_empty(&parent->child_list);
-			mutex_unlock(&parent->child_mutex);
+			copies = pmc_perf_has_copies(parent);
 		}
 	}
 	mutex_unlock(&set->lock);

@@ -90,8 +90,8 @@ static inline unsigned int pmc_arch_counters(void)
 /*
  * arm64 may make stores visible to other CPUs out of program order: an
  * inactive event's count is read here without perf's lock only where the
- * reader is ordered after perf's store (core/pmc_event.c:
- * pmc_event_settled()).
+ * reader is ordered after perf's store (core/pmc_perf_internals.h:
+ * pmc_perf_settled()).
  */
 #define PMC_ARCH_STORES_IN_ORDER	0
 

@@ -91,7 +91,7 @@ static inline void pmc_desc_from_evtsel(struct pmc_event_desc *desc, u32 sel)
 /*
  * x86 makes stores visible to other CPUs in program order (TSO): perf's
  * store of a stopped event's count before its state is seen in that order
- * (core/pmc_event.c: pmc_event_settled()).
+ * (core/pmc_perf_internals.h: pmc_perf_settled()).
  */
 #define PMC_ARCH_STORES_IN_ORDER	1
 
