@@ -702,4 +702,77 @@ TEST_F(prof, profile_budget_is_each_users_own)
 	munmap(r, 4 * sizeof(int));
 }
 
+/* ---- throttling (pfm(7) CAVEATS) --------------------------------------------- */
+
+/* Busy on the current CPU for ms milliseconds: its tick keeps running. */
+static void spin_ms(long ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/*
+ * A profiling counter samples, and perf throttles it: past
+ * max_samples_per_tick interrupts within one tick (DIV_ROUND_UP of
+ * perf_event_max_sample_rate by HZ; the rate 1 makes it 1 whatever HZ is)
+ * the event stops until the next tick, and the events counted meanwhile
+ * are lost to GETCNT, READCNTRS and the profile alike.  2000 periods are
+ * injected within one tick (repeat=, interrupts off); after a tick the
+ * counter counts exactly again.  The fixture restores the rate.
+ */
+TEST_F(prof, throttling_loses_counts_until_the_next_tick)
+{
+	struct pfcntrs_ev6 t, *tp = &t;
+	static __u32 b[MAXB];
+	__u64 ticks, full, samples;
+	char cmd[160];
+	int fd;
+
+	NEED_FAKEPMU();
+	NEED_CPUS(2);
+	/* The rate can be written only while the percentage is not 0. */
+	ASSERT_EQ(0, write_long(CPU_TIME, 25));
+	ASSERT_EQ(0, write_long(SAMPLE_RATE, 1));
+	ASSERT_EQ(0, write_long(CPU_TIME, 0));
+	ASSERT_EQ(1, read_long(SAMPLE_RATE));
+	fd = prof_open(PCNTOPENONE);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, urange(fd, UBASE, UBASE + 0x1000, 0));
+	/* Start on a fresh tick, far from the next one. */
+	spin_ms(20);
+	snprintf(cmd, sizeof(cmd), "cpu=1 event=0x%x count=%llu mode=user ip=0x%llx repeat=2000",
+		 EV_CYC, P6, UBASE + 0x10);
+	ASSERT_EQ(0, inject_raw(cmd));
+	ASSERT_EQ(0, ioctl(fd, PCNT6GETCNT, &tp));
+	ticks = t.pf_cntr0;
+	ASSERT_EQ(0, ioctl(fd, PCNT6READCNTRS, &tp));
+	full = t.pf_cntr0;
+	ASSERT_EQ(1, read_all(fd, b, MAXB));
+	samples = b[0];
+	TH_LOG("2000 periods injected: GETCNT %llu, READCNTRS %llu periods + %llu, profile %llu",
+	       ticks, full / P6, full % P6, samples);
+	/*
+	 * The first interrupt of the tick is a sample, the second throttles:
+	 * perf stops the event there, and the 1999 periods from the second on
+	 * are lost (measured on 6.1, 6.12, 6.12-rt and 7.2: one period counted).
+	 */
+	EXPECT_EQ(1, ticks);
+	EXPECT_EQ(ticks * P6, full);
+	EXPECT_EQ(ticks, samples);
+	/* The tick restarts the event: a further period counts exactly. */
+	spin_ms(200);
+	ASSERT_EQ(0, sample(1, 0, UBASE + 0x10, 1, 0));
+	ASSERT_EQ(0, ioctl(fd, PCNT6GETCNT, &tp));
+	EXPECT_EQ(ticks + 1, t.pf_cntr0);
+	ASSERT_EQ(0, ioctl(fd, PCNT6READCNTRS, &tp));
+	EXPECT_EQ(full + P6, t.pf_cntr0);
+	ASSERT_EQ(1, read_all(fd, b, MAXB));
+	EXPECT_EQ(samples + 1, b[0]);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
