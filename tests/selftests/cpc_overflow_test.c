@@ -31,9 +31,9 @@
 #define EV_BRANCH	0x00c4
 #define USR		CPC_COUNT_USER
 #define NMI_OVF		"/sys/kernel/debug/fakepmu/nmi_overflows"
-#define LIMIT_PARAM	"/sys/module/fakepmu/parameters/limit_period"
-#define INST_PARAM	"/sys/module/fakepmu/parameters/inst_limit_period"
-#define BTS_PARAM	"/sys/module/fakepmu/parameters/bts"
+#define LIMIT_PARAM	"limit_period"	/* the test PMU's parameters */
+#define INST_PARAM	"inst_limit_period"
+#define BTS_PARAM	"bts"
 #define P100		(UINT64_MAX - 99ULL)	/* overflows after 100 */
 #define CPU		1
 
@@ -100,33 +100,9 @@ static uint64_t sample0(cpc_t *cpc, cpc_set_t *set, int index)
 	return v;
 }
 
-/*
- * A fakepmu parameter of the contract as a number (a bool reads Y or N), or
- * -1 when this fakepmu lacks it.
- */
-static int fakepmu_param(const char *path)
-{
-	char buf[16] = "";
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f)) {
-		if (buf[0] == 'Y')
-			v = 1;
-		else if (buf[0] == 'N')
-			v = 0;
-		else if (sscanf(buf, "%d", &v) != 1)
-			v = -1;
-	}
-	fclose(f);
-	return v;
-}
-
 FIXTURE(ovf) {
 	cpc_t *cpc;
-	char saved_limit[16], saved_inst[16], saved_bts[16];
+	char saved_limit[24], saved_inst[24], saved_bts[24];
 };
 
 FIXTURE_SETUP(ovf)
@@ -149,36 +125,36 @@ FIXTURE_TEARDOWN(ovf)
 	if (self->cpc)
 		cpc_close(self->cpc);
 	if (self->saved_limit[0])
-		write_file(LIMIT_PARAM, self->saved_limit);
+		fakepmu_param_write(LIMIT_PARAM, self->saved_limit);
 	if (self->saved_inst[0])
-		write_file(INST_PARAM, self->saved_inst);
+		fakepmu_param_write(INST_PARAM, self->saved_inst);
 	if (self->saved_bts[0])
-		write_file(BTS_PARAM, self->saved_bts);
+		fakepmu_param_write(BTS_PARAM, self->saved_bts);
 }
 
 /*
  * Give a fakepmu parameter the value v (when it has another, it must be
  * writable), remembering the value to put back.
  */
-static int set_param(const char *path, char *saved, size_t len, int v)
+static int set_param(const char *name, char *saved, size_t len, int v)
 {
 	char buf[16];
-	int old = fakepmu_param(path);
+	long old = fakepmu_param(name);
 
 	if (old < 0)
 		return -1;
 	if (old == v)
 		return 0;
 	if (!saved[0])
-		snprintf(saved, len, "%d\n", old);
+		snprintf(saved, len, "%ld\n", old);
 	snprintf(buf, sizeof(buf), "%d\n", v);
-	return write_file(path, buf);
+	return fakepmu_param_write(name, buf);
 }
 
-#define SET_PARAM(path, saved, v) do {					\
-	if (set_param(path, saved, sizeof(saved), v))			\
-		SKIP(return, "%s cannot be set to %d here (boot the "	\
-		     "lane with --fakepmu)", path, v);			\
+#define SET_PARAM(name, saved, v) do {					\
+	if (set_param(name, saved, sizeof(saved), v))			\
+		SKIP(return, "the test PMU's %s cannot be set to %d here "	\
+		     "(boot the lane with --fakepmu)", name, v);		\
 } while (0)
 
 /* ---- M1: one overflow per freeze --------------------------------------- */
@@ -326,9 +302,9 @@ static int run_fifo(void)
 	return sched_setscheduler(0, SCHED_FIFO, &sp);
 }
 
-#define NEED_PARAM(path) do {						\
-	if (fakepmu_param(path) < 0)					\
-		SKIP(return, "this test PMU has no %s", path);		\
+#define NEED_PARAM(name) do {						\
+	if (fakepmu_param(name) < 0)					\
+		SKIP(return, "this test PMU has no parameter %s", name);	\
 } while (0)
 
 /*

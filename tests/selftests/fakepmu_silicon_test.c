@@ -24,7 +24,6 @@
 #define EV_BRMISS	0x00c5
 
 #define DBG		"/sys/kernel/debug/fakepmu/"
-#define PARAM		"/sys/module/fakepmu/parameters/"
 
 static int is_hybrid(void)
 {
@@ -37,26 +36,6 @@ static int is_hybrid(void)
 	if (is_hybrid())						\
 		SKIP(return, "test PMU loaded as a hybrid CPU: this test is for one cpu PMU"); \
 } while (0)
-
-/* A test PMU parameter: Y/N as 1/0, numbers as they are; -1 if absent. */
-static long param(const char *name)
-{
-	char path[128], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), PARAM "%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	if (buf[0] == 'Y')
-		return 1;
-	if (buf[0] == 'N')
-		return 0;
-	return strtol(buf, NULL, 0);
-}
 
 static long dbg(const char *name)
 {
@@ -112,7 +91,7 @@ TEST(stray_raw_bits_are_masked_as_x86_does)
 		0x10000, 0x20000, 0x100000, 0x400000, 0x530000,
 		1ULL << 40, 1ULL << 63,
 	};
-	long strict = param("strict_raw"), masked;
+	long strict = fakepmu_param("strict_raw"), masked;
 	unsigned int i;
 	int fd;
 
@@ -155,7 +134,7 @@ TEST(stray_raw_bits_are_masked_as_x86_does)
 /* Intel's AnyThread (bit 21) is kept for a privileged caller; AMD has no such bit. */
 TEST(any_thread_bit_of_the_vendor)
 {
-	long strict = param("strict_raw");
+	long strict = fakepmu_param("strict_raw");
 	int fd;
 
 	NEED_ONE_CPU_PMU();
@@ -182,7 +161,7 @@ TEST(watchdog_holds_a_counter_on_every_online_cpu)
 
 	NEED_ONE_CPU_PMU();
 	lines = fakepmu_state_count(where, what);
-	if (param("watchdog") != 1) {
+	if (fakepmu_param("watchdog") != 1) {
 		EXPECT_EQ(0, lines);
 		SKIP(return, "test PMU loaded without watchdog=1");
 	}
@@ -210,7 +189,7 @@ TEST(pinned_events_beyond_the_budget_go_to_error_state)
 	__u64 v;
 
 	NEED_ONE_CPU_PMU();
-	if (param("watchdog") == 1 && is_amd())
+	if (fakepmu_param("watchdog") == 1 && is_amd())
 		free--;
 	ASSERT_LE(1, free);
 	ASSERT_GE(33, free);
@@ -249,7 +228,7 @@ TEST(pinned_events_beyond_the_budget_go_to_error_state)
 /* limit_period and inst_limit_period: event init and PERF_EVENT_IOC_PERIOD. */
 TEST(minimum_periods)
 {
-	long lp = param("limit_period"), ilp = param("inst_limit_period");
+	long lp = fakepmu_param("limit_period"), ilp = fakepmu_param("inst_limit_period");
 	long limit[2], l;
 	__u64 p;
 	unsigned int k;
@@ -303,7 +282,7 @@ TEST(minimum_periods)
  */
 TEST(reprogrammed_counter_runs_at_least_the_limit)
 {
-	long lp = param("limit_period"), before;
+	long lp = fakepmu_param("limit_period"), before;
 	int fd;
 
 	NEED_ONE_CPU_PMU();
@@ -333,7 +312,7 @@ TEST(reprogrammed_counter_runs_at_least_the_limit)
  */
 TEST(bts_at_period_one_on_branches)
 {
-	long b = param("bts"), lp = param("limit_period");
+	long b = fakepmu_param("bts"), lp = fakepmu_param("limit_period");
 	int bts = b == 1 && !is_amd(), fd;
 	long before;
 	__u64 p = 1;
@@ -436,7 +415,7 @@ TEST(throttling_stops_the_counter_until_the_tick)
 TEST(hardware_reserved_at_first_event_released_at_last)
 {
 	long r0, r1, r2, r3;
-	int wd = param("watchdog") == 1, a, b, c;
+	int wd = fakepmu_param("watchdog") == 1, a, b, c;
 
 	NEED_ONE_CPU_PMU();
 	r0 = dbg("reservations");

@@ -68,27 +68,15 @@ static struct cpu_id cpu_id(void)
 /* A boolean parameter of the test PMU (Y or N); 0 when absent. */
 static int fakepmu_param_bool(const char *name)
 {
-	char path[128], c = 'N';
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/fakepmu/parameters/%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%c", &c) != 1)
-		c = 'N';
-	fclose(f);
-	return c == 'Y';
+	return fakepmu_param(name) == 1;
 }
 
 /* A numeric parameter of the test PMU; 0 when absent. */
 static unsigned int fakepmu_param_uint(const char *name)
 {
-	char path[128];
-	int v;
+	long v = fakepmu_param(name);
 
-	snprintf(path, sizeof(path), "/sys/module/fakepmu/parameters/%s", name);
-	return read_file_int(path, &v) ? 0 : (unsigned int)v;
+	return v < 0 ? 0 : (unsigned int)v;
 }
 
 #define strict_raw()	fakepmu_param_bool("strict_raw")

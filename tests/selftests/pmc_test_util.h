@@ -481,11 +481,43 @@ static inline int pctr_read_on(int fd, int cpu, struct pctrst *st)
  */
 #define EV_GP_ONLY	0x00c4
 
+#define FAKEPMU_PARAMS	"/sys/module/fakepmu/parameters/"
+
+/*
+ * A parameter of the test PMU as a number (a bool reads Y or N: 1 or 0), or
+ * -1 when the test PMU is not loaded or has no such parameter.
+ */
+static inline long fakepmu_param(const char *name)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), FAKEPMU_PARAMS "%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (buf[0] == 'Y')
+		return 1;
+	if (buf[0] == 'N')
+		return 0;
+	return strtol(buf, NULL, 0);
+}
+
+/* Give a writable parameter of the test PMU the value s. */
+static inline int fakepmu_param_write(const char *name, const char *s)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), FAKEPMU_PARAMS "%s", name);
+	return write_file(path, s);
+}
+
 static inline int fakepmu_gp_counters(void)
 {
-	int n;
-
-	return read_file_int("/sys/module/fakepmu/parameters/ncounters", &n) ? -1 : n;
+	return fakepmu_param("ncounters");
 }
 
 /* Skip a test (kselftest harness) without the test PMU, or without n CPUs. */

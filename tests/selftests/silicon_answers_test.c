@@ -29,25 +29,9 @@
 
 #define EV_BR		0x00c4
 #define CPU		1
-#define PARAM		"/sys/module/fakepmu/parameters/"
 
 /* -1 with errno e: the errno seen; 0 when the call succeeded. */
 #define ERRNO_OF(expr) ({ errno = 0; long r_ = (expr); r_ == -1 ? errno : r_ < 0 ? (int)-r_ : 0; })
-
-static int param(const char *name)
-{
-	char path[128], buf[16] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), PARAM "%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : atoi(buf);
-}
 
 static int is_amd(void)
 {
@@ -62,7 +46,7 @@ static int free_gp(void)
 {
 	int n = fakepmu_gp_counters();
 
-	if (n > 0 && param("watchdog") == 1 && is_amd())
+	if (n > 0 && fakepmu_param("watchdog") == 1 && is_amd())
 		n--;
 	return n;
 }
@@ -261,7 +245,7 @@ TEST(cpc_npic_set_with_the_watchdog)
 	cpc_t *cpc;
 	cpc_set_t *set;
 	unsigned int npic, i, ngp;
-	int err, wd_gp = param("watchdog") == 1 && is_amd();
+	int err, wd_gp = fakepmu_param("watchdog") == 1 && is_amd();
 
 	NEED_SILICON();
 	NEED_CPUS(CPU + 1);
