@@ -98,18 +98,6 @@ static int nmi_overflows(void)
 	return read_file_int(FAKEPMU_NMI_OVF, &n) ? -1 : n;
 }
 
-static int open_pinned(__u32 type, __u64 config, int cpu)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = type;
-	attr.config = config;
-	attr.pinned = 1;
-	return sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 /* 1: the event counts (reads a value); 0: error state (EOF); -1: other. */
 static int readable(int fd)
 {
@@ -419,7 +407,7 @@ TEST(one_pinned_event_too_many_goes_to_error_state)
 	ASSERT_LE(2, n);
 	ASSERT_GE(33, n);
 	for (i = 0; i < n; i++) {
-		fd[i] = open_pinned(PERF_TYPE_RAW, EV_BRANCH, 3);
+		fd[i] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_BRANCH, 3);
 		ASSERT_LE(0, fd[i]);
 	}
 	/* perf puts a pinned event it cannot schedule in error state: read() is EOF. */
@@ -640,7 +628,7 @@ TEST(counters_of_the_vendor)
 		/* Six general-purpose counters by default, no fixed ones. */
 		EXPECT_EQ(6, gp);
 		for (i = 0; i < gp + 1; i++) {
-			fd[n] = open_pinned(PERF_TYPE_RAW, EV_INSTR, 3);
+			fd[n] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_INSTR, 3);
 			ASSERT_LE(0, fd[n]);
 			n++;
 		}
@@ -651,8 +639,8 @@ TEST(counters_of_the_vendor)
 		/* The constrained Intel code is an ordinary event here. */
 		for (i = 0; i < n; i++)
 			close(fd[i]);
-		fd[0] = open_pinned(PERF_TYPE_RAW, EV_PEND_MISS, 3);
-		fd[1] = open_pinned(PERF_TYPE_RAW, EV_PEND_MISS, 3);
+		fd[0] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_PEND_MISS, 3);
+		fd[1] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_PEND_MISS, 3);
 		EXPECT_EQ(1, readable(fd[0]));
 		EXPECT_EQ(1, readable(fd[1]));
 		close(fd[0]);
@@ -661,13 +649,13 @@ TEST(counters_of_the_vendor)
 	}
 	/* Intel: the three fixed-counter events first, then gp others: all pinned. */
 	EXPECT_EQ(4, gp);
-	fd[n++] = open_pinned(PERF_TYPE_RAW, EV_INSTR, 3);
-	fd[n++] = open_pinned(PERF_TYPE_RAW, EV_CYCLES, 3);
-	fd[n++] = open_pinned(PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 3);
-	fd[n++] = open_pinned(PERF_TYPE_RAW, EV_INSTR, 3);
-	fd[n++] = open_pinned(PERF_TYPE_RAW, EV_CYCLES, 3);
-	fd[n++] = open_pinned(PERF_TYPE_RAW, EV_BRANCH, 3);
-	fd[n++] = open_pinned(PERF_TYPE_RAW, EV_BRMISS, 3);
+	fd[n++] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_INSTR, 3);
+	fd[n++] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_CYCLES, 3);
+	fd[n++] = open_pinned_cpu_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 3);
+	fd[n++] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_INSTR, 3);
+	fd[n++] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_CYCLES, 3);
+	fd[n++] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_BRANCH, 3);
+	fd[n++] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_BRMISS, 3);
 	for (i = 0; i < n; i++)
 		ASSERT_LE(0, fd[i]) TH_LOG("event %d: %s", i, strerror(errno));
 	EXPECT_EQ(1, fakepmu_state_count("cpu=3 slot=fixed0 ", "config=0xc0 "));
@@ -687,14 +675,14 @@ TEST(counters_of_the_vendor)
 	EXPECT_EQ(40ULL, read_count(fd[5]));
 	EXPECT_EQ(50ULL, read_count(fd[6]));
 	/* Everything is taken: one more of either kind is in error state. */
-	fd[n] = open_pinned(PERF_TYPE_RAW, EV_INSTR, 3);
+	fd[n] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_INSTR, 3);
 	ASSERT_LE(0, fd[n]);
 	EXPECT_EQ(0, readable(fd[n]));
 	n++;
 	/* 0x0300 is a pseudo-encoding for fixed counter 2: never a general-purpose one. */
-	fd[n] = open_pinned(PERF_TYPE_RAW, EV_REF, 2);
+	fd[n] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_REF, 2);
 	ASSERT_LE(0, fd[n]);
-	fd[n + 1] = open_pinned(PERF_TYPE_RAW, EV_REF, 2);
+	fd[n + 1] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_REF, 2);
 	ASSERT_LE(0, fd[n + 1]);
 	EXPECT_EQ(1, readable(fd[n]));
 	EXPECT_EQ(0, readable(fd[n + 1]));
@@ -702,7 +690,7 @@ TEST(counters_of_the_vendor)
 	for (i = 0; i < n; i++)
 		close(fd[i]);
 	/* Edge, inv or cmask take the event off the fixed counter. */
-	fd[0] = open_pinned(PERF_TYPE_RAW, 0x010000c0, 3);
+	fd[0] = open_pinned_cpu_event(PERF_TYPE_RAW, 0x010000c0, 3);
 	ASSERT_LE(0, fd[0]);
 	EXPECT_EQ(1, fakepmu_state_count("cpu=3 slot=0 ", "config=0x10000c0 "));
 	close(fd[0]);
@@ -717,8 +705,8 @@ TEST(constrained_event_fits_one_counter_only)
 	if (c.amd)
 		SKIP(return, "AMD CPU: no counter constraints (counters_of_the_vendor checks 0x0148 is not constrained)");
 	ASSERT_LE(3, gp_counters());
-	fa = open_pinned(PERF_TYPE_RAW, EV_PEND_MISS, 3);
-	fb = open_pinned(PERF_TYPE_RAW, 0x01000148, 3);	/* the cmask=1 variant */
+	fa = open_pinned_cpu_event(PERF_TYPE_RAW, EV_PEND_MISS, 3);
+	fb = open_pinned_cpu_event(PERF_TYPE_RAW, 0x01000148, 3);	/* the cmask=1 variant */
 	ASSERT_LE(0, fa);
 	ASSERT_LE(0, fb);
 	/* Like hardware: the second cannot be scheduled, the pinned event goes to error state. */
@@ -727,7 +715,7 @@ TEST(constrained_event_fits_one_counter_only)
 	EXPECT_EQ(1, fakepmu_state_count("cpu=3 slot=2 ", "config=0x148 "));
 	/* The other general-purpose counters stay free. */
 	for (i = 0; i < 3; i++) {
-		fc[i] = open_pinned(PERF_TYPE_RAW, EV_BRANCH, 3);
+		fc[i] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_BRANCH, 3);
 		ASSERT_LE(0, fc[i]);
 		EXPECT_EQ(1, readable(fc[i]));
 	}
@@ -1022,7 +1010,7 @@ TEST(hybrid_atom_has_fewer_counters)
 	EXPECT_GT(gp_counters(), atom_gp);
 	n = atom_gp + 1;
 	for (i = 0; i < n; i++) {
-		fd[i] = open_pinned(h.atom_type, EV_BRANCH, h.atom_cpu);
+		fd[i] = open_pinned_cpu_event(h.atom_type, EV_BRANCH, h.atom_cpu);
 		ASSERT_LE(0, fd[i]);
 	}
 	for (i = 0; i < n; i++)
@@ -1033,7 +1021,7 @@ TEST(hybrid_atom_has_fewer_counters)
 	/* The same number fits on a core. */
 	counting = 0;
 	for (i = 0; i < n; i++) {
-		fd[i] = open_pinned(PERF_TYPE_RAW, EV_BRANCH, h.core_cpu);
+		fd[i] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_BRANCH, h.core_cpu);
 		ASSERT_LE(0, fd[i]);
 	}
 	for (i = 0; i < n; i++)

@@ -460,19 +460,6 @@ static void *copy_thread_fn(void *arg)
 	return NULL;
 }
 
-/* A pinned CPU-wide perf event of the test PMU on cpu. */
-static int pinned_cpu_event(__u32 type, __u64 config, int cpu)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = type;
-	attr.config = config;
-	attr.pinned = 1;
-	return sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 /*
  * A thread's copy of the tree's events that perf cannot schedule (every
  * counter of its CPU held by pinned CPU events) counts nothing: the read
@@ -492,11 +479,11 @@ TEST_F(pfp, logselect_copy_without_a_counter_reads_eio)
 	ASSERT_LT(0, gp);
 	ASSERT_EQ(0, logselect_all(self));
 	/* Fixed counter 0 (instructions) and every general-purpose one. */
-	fds[n] = pinned_cpu_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2);
+	fds[n] = open_pinned_cpu_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2);
 	ASSERT_LE(0, fds[n]) TH_LOG("perf_event_open: %s", strerror(errno));
 	n++;
 	for (i = 0; i < gp; i++) {
-		fds[n] = pinned_cpu_event(PERF_TYPE_RAW, EV_GP_ONLY, 2);
+		fds[n] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_GP_ONLY, 2);
 		ASSERT_LE(0, fds[n]) TH_LOG("perf_event_open: %s", strerror(errno));
 		n++;
 	}

@@ -229,6 +229,23 @@ static inline int open_counter(__u32 type, __u64 config, pid_t pid, int cpu,
 	return sys_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * A pinned CPU-wide counting event on cpu: another perf user whose events
+ * are pinned, as the NMI watchdog's are (they take counters before flexible
+ * ones and go to perf's error state when none is free).
+ */
+static inline int open_pinned_cpu_event(__u32 type, __u64 config, int cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.pinned = 1;
+	return sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 /* Read a plain counting event; returns the value or ~0 on a short read. */
 static inline unsigned long long read_count(int fd)
 {

@@ -63,24 +63,12 @@ static int free_gp(void)
  * whose events are pinned, as the watchdog's are.  (perf stat's events are
  * flexible: pinned ones, the module's, take the counters before them.)
  */
-static int open_pinned(__u64 config, int cpu)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_RAW;
-	attr.config = config;
-	attr.pinned = 1;
-	return sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 static int hold_counters(int *fd, int n, int cpu)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		fd[i] = open_pinned(EV_BR, cpu);
+		fd[i] = open_pinned_cpu_event(PERF_TYPE_RAW, EV_BR, cpu);
 		if (fd[i] < 0)
 			return -1;
 	}
@@ -334,8 +322,8 @@ TEST(pfcntr_with_a_perf_user_holding_the_counters)
 	NEED_CPUS(CPU + 1);
 	ASSERT_EQ(0, hold_counters(hold, free, CPU));
 	/* And the Intel model's fixed counters of instructions and cycles. */
-	hold[free] = open_pinned(0x00c0, CPU);
-	hold[free + 1] = open_pinned(0x003c, CPU);
+	hold[free] = open_pinned_cpu_event(PERF_TYPE_RAW, 0x00c0, CPU);
+	hold[free + 1] = open_pinned_cpu_event(PERF_TYPE_RAW, 0x003c, CPU);
 	ASSERT_LE(0, hold[free]);
 	ASSERT_LE(0, hold[free + 1]);
 	ASSERT_EQ(0, pin_to_cpu(CPU));
