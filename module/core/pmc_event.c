@@ -261,9 +261,10 @@ struct pmc_slot *pmc_event_slot(const struct pmc_counter *c,
  */
 int pmc_event_start(struct pmc_counter *c, struct perf_event *event)
 {
-	struct pmc_slot *s = pmc_event_slot(c, event);
+	/* Only a one-shot needs its slot: no search over every CPU's slots. */
+	struct pmc_slot *s = pmc_event_one_shot(c, event) ? pmc_event_slot(c, event) : NULL;
 
-	if (s && pmc_event_one_shot(c, event) && READ_ONCE(s->armed) != event) {
+	if (s && READ_ONCE(s->armed) != event) {
 		/* Exactly one overflow, then perf stops the event. */
 		int ret;
 

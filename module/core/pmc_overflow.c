@@ -83,10 +83,16 @@ void pmc_overflow_handler(struct perf_event *event, struct perf_sample_data *dat
 		set->tick_fn(set->tick_ctx, c->idx, regs);
 		return;
 	}
-	/* perf used the one-shot's refresh credit (see pmc_event_one_shot()). */
-	s = pmc_event_slot(c, event);
-	if (s && READ_ONCE(s->armed) == event)
-		WRITE_ONCE(s->armed, NULL);
+	/*
+	 * perf used the one-shot's refresh credit (see pmc_event_one_shot()).
+	 * Only a freezing counter's own (not inherited) events are ever armed:
+	 * no other overflow searches the slots.
+	 */
+	if ((c->flags & PMC_FREEZE_SET) && !event->attr.inherit) {
+		s = pmc_event_slot(c, event);
+		if (s && READ_ONCE(s->armed) == event)
+			WRITE_ONCE(s->armed, NULL);
+	}
 	/* Of a long period's steps, only the one that ends it counts. */
 	if (READ_ONCE(c->long_period) &&
 	    pmc_perf_count(event) < READ_ONCE(c->ovf_at))
