@@ -99,8 +99,22 @@ static void sel_extras(uint32_t w, char *buf, size_t len)
 			 w >> PCTR_CM_SHIFT);
 }
 
+/*
+ * Intel's architectural events (CPUID leaf 0xA) that count with unit mask
+ * 00 on every model, as OpenBSD's table programs them: instructions, core
+ * cycles, branches and mispredicted branches.  libpfm4's default for them
+ * is sometimes narrower (Nehalem's c5 default counts mispredicted calls
+ * only), so without -m they keep 00.
+ */
+static bool intel_arch00(int cpu, unsigned int code)
+{
+	return cpu == CPU_CORE &&
+	       (code == 0x3c || code == 0xc0 || code == 0xc4 || code == 0xc5);
+}
+
 struct um_scan {
 	char *txt;	/* "  Unit masks: A=01, B=02 (default)." */
+	int nattrs;	/* unit masks libpfm4 lists */
 	int numasks;	/* unit masks -m can select */
 	int has00;	/* one of them is plain 00 */
 	int dfl;	/* libpfm4 has a default */
@@ -123,7 +137,7 @@ static void um_add(struct um_scan *s, const char *item)
  * other events) or that pctr(4) cannot program are left out.
  */
 static void pfm_umasks(const char *pmu, int idx, const pfm_event_info_t *ev,
-		       struct um_scan *s)
+		       bool arch00, struct um_scan *s)
 {
 	pfm_event_attr_info_t a;
 	char item[192], extra[32];
@@ -137,6 +151,7 @@ static void pfm_umasks(const char *pmu, int idx, const pfm_event_info_t *ev,
 		if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &a) !=
 		    PFM_SUCCESS || a.type != PFM_ATTR_UMASK)
 			continue;
+		s->nattrs++;
 		w = pfm_sel(pmu, ev->name, a.name, (unsigned int)ev->code, &ok);
 		if (!ok)
 			continue;
@@ -145,7 +160,7 @@ static void pfm_umasks(const char *pmu, int idx, const pfm_event_info_t *ev,
 			 s->numasks ? ", " : "  Unit masks: ", a.name,
 			 (w & SEL_UMASK) >> PCTR_UM_SHIFT,
 			 *extra ? " with" : "", extra,
-			 a.is_dfl ? " (default)" : "");
+			 a.is_dfl && !arch00 ? " (default)" : "");
 		if (!w)
 			s->has00 = 1;
 		if (a.is_dfl)
@@ -154,7 +169,7 @@ static void pfm_umasks(const char *pmu, int idx, const pfm_event_info_t *ev,
 		um_add(s, item);
 	}
 	if (s->txt)
-		um_add(s, ".");
+		um_add(s, arch00 ? ".  Without -m: 00." : ".");
 }
 
 /* ev's description followed by the unit mask text. */
@@ -179,9 +194,10 @@ static char *pfm_desc(const pfm_event_info_t *ev, const char *um)
  * which none is the default and none is plain 00 needs -m; with a
  * default, that default applies without -m.  Both vendors alike.
  */
-static void pfm_flags(struct ctrfn *f, uint32_t *dfl, const char *pmu,
-		      const pfm_event_info_t *ev, const struct um_scan *s,
-		      const struct ctrfn *hand, size_t nhand)
+static void pfm_flags(int cpu, struct ctrfn *f, uint32_t *dfl,
+		      const char *pmu, const pfm_event_info_t *ev,
+		      const struct um_scan *s, const struct ctrfn *hand,
+		      size_t nhand)
 {
 	uint32_t w;
 	size_t i;
@@ -190,7 +206,9 @@ static void pfm_flags(struct ctrfn *f, uint32_t *dfl, const char *pmu,
 	f->flags = CFL_PFM;
 	*dfl = 0;
 	w = pfm_sel(pmu, ev->name, NULL, (unsigned int)ev->code, &ok);
-	if (s->numasks && s->dfl && ok && w) {
+	if (intel_arch00(cpu, f->fn)) {
+		/* 00, with or without -m */
+	} else if (s->numasks && s->dfl && ok && w) {
 		f->flags |= CFL_DFL;
 		*dfl = w;
 	} else if (s->numasks && !s->has00 && !(s->dfl && ok)) {
@@ -199,6 +217,23 @@ static void pfm_flags(struct ctrfn *f, uint32_t *dfl, const char *pmu,
 	for (i = 0; i < nhand; i++)
 		if (hand[i].fn == f->fn)
 			f->flags |= hand[i].flags & (CFL_MESI | CFL_SA | CFL_ED);
+}
+
+/*
+ * Whether pctr can program event idx at all: libpfm4 encodes it, bare or
+ * with one of its unit masks, in one event-select word pctr(4) takes.
+ * Events that need a second register (the load-latency threshold, the
+ * offcore response) or that this model does not have are left out.
+ */
+static bool pfm_usable(const char *pmu, const pfm_event_info_t *ev,
+		       const struct um_scan *s)
+{
+	int ok;
+
+	if (s->nattrs)
+		return s->numasks > 0;
+	pfm_sel(pmu, ev->name, NULL, (unsigned int)ev->code, &ok);
+	return ok;
 }
 
 /*
@@ -246,7 +281,12 @@ static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
 		if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS ||
 		    ev.code > PCTR_MAX_FUNCT || pfm_n >= (size_t)pinfo.nevents)
 			continue;
-		pfm_umasks(pmu_name, idx, &ev, &s);
+		pfm_umasks(pmu_name, idx, &ev,
+			   intel_arch00(cpu, (unsigned int)ev.code), &s);
+		if (!pfm_usable(pmu_name, &ev, &s)) {
+			free(s.txt);
+			continue;
+		}
 		for (i = 0; i < pfm_n; i++)
 			if (t[i].fn == ev.code)
 				break;
@@ -266,7 +306,7 @@ static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
 		f->name = strdup(ev.name);
 		f->desc = pfm_desc(&ev, s.txt);
 		free(s.txt);
-		pfm_flags(f, &dfl[f - t], pmu_name, &ev, &s, hand, nhand);
+		pfm_flags(cpu, f, &dfl[f - t], pmu_name, &ev, &s, hand, nhand);
 		if (!f->name)
 			f->name = "?";
 	}
