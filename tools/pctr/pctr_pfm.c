@@ -18,6 +18,10 @@
 #define PMC_X86CPU_PFM
 #include "../common/pmc_x86cpu.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Selector bits libpfm4 sets that pctr(4) has no use for or refuses. */
 #define SEL_EVENT	0x000000ffu
 #define SEL_UMASK	0x0000ff00u
@@ -54,7 +58,7 @@ static pfm_pmu_t pfm_core_pmu(int cpu, const char **name)
 	pmu = pmc_pfm_core_pmu(cpu == CPU_AMD, name);
 	if (pmu == PFM_PMU_NONE || !*name)
 		return PFM_PMU_NONE;
-	for (i = 0; i < sizeof(pfm_unusable) / sizeof(pfm_unusable[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(pfm_unusable); i++)
 		if (!strcmp(*name, pfm_unusable[i]))
 			return PFM_PMU_NONE;
 	return pmu;
@@ -122,13 +126,13 @@ struct um_scan {
 
 static void um_add(struct um_scan *s, const char *item)
 {
-	size_t len = s->txt ? strlen(s->txt) : 0;
-	char *n = realloc(s->txt, len + strlen(item) + 2);
+	size_t len = s->txt ? strlen(s->txt) : 0, il = strlen(item);
+	char *n = realloc(s->txt, len + il + 1);
 
 	if (!n)
 		return;
 	s->txt = n;
-	strcpy(s->txt + len, item);
+	memcpy(s->txt + len, item, il + 1);
 }
 
 /*
@@ -176,16 +180,12 @@ static void pfm_umasks(const char *pmu, int idx, const pfm_event_info_t *ev,
 static char *pfm_desc(const pfm_event_info_t *ev, const char *um)
 {
 	const char *d = ev->desc ? ev->desc : "";
-	size_t dl = strlen(d);
-	char *desc = malloc(dl + (um ? strlen(um) : 0) + 2);
+	size_t dl = strlen(d), len = dl + (um ? strlen(um) : 0) + 2;
+	char *desc = malloc(len);
 
-	if (!desc)
-		return NULL;
-	strcpy(desc, d);
-	if (um && dl && d[dl - 1] != '.')
-		strcat(desc, ".");
-	if (um)
-		strcat(desc, um);
+	if (desc)
+		snprintf(desc, len, "%s%s%s", d,
+			 um && dl && d[dl - 1] != '.' ? "." : "", um ? um : "");
 	return desc;
 }
 
