@@ -10,6 +10,7 @@
 #include <machine/pctr.h>
 
 #include "pctr_fmt.h"
+#include "pctr_wrap_ref.h"
 #include "kselftest_harness.h"
 
 /*
@@ -494,37 +495,6 @@ TEST(list_entry)
 	ASSERT_EQ(0, strncmp("40  L1D_CACHE_LD  (MESI)\n", buf, 25));
 	pctr_fmt_event(buf, sizeof(buf), pctr_find_event(CPU_CORE, 0x70));
 	ASSERT_EQ(0, strncmp("70  BUS_TRANS_ANY  (A)\n", buf, 23));
-}
-
-/*
- * OpenBSD's pctr_printdesc() rule, written from its description: a
- * description shorter than 70 characters is printed whole; a longer one
- * is broken at the last space before character 72, and the rest goes
- * on.  Every line is indented by six spaces.
- */
-static void openbsd_wrap(const char *d, char *out, size_t len)
-{
-	size_t pos = 0, rest, cut, i;
-
-	out[0] = '\0';
-	while (*d == ' ')
-		d++;
-	while (*d && pos + 1 < len) {
-		rest = strlen(d);
-		cut = rest;
-		if (rest >= 70) {
-			cut = 0;
-			for (i = 0; i < 72 && i < rest; i++)
-				if (d[i] == ' ')
-					cut = i;
-			if (!cut)
-				cut = strcspn(d, " ");
-		}
-		pos += snprintf(out + pos, len - pos, "      %.*s\n", (int)cut, d);
-		d += cut;
-		while (*d == ' ')
-			d++;
-	}
 }
 
 /* The entry's text is its title line and OpenBSD's wrapping of desc. */

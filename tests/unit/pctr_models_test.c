@@ -24,6 +24,7 @@
 #include <perfmon/pfmlib.h>
 
 #include "pctr_fmt.h"
+#include "pctr_wrap_ref.h"
 #include "kselftest.h"
 
 #define MAX_MODELS	128
@@ -184,13 +185,14 @@ static void check_arch(int cpu, const char *pmu, const struct arch_event *a,
 }
 
 /*
- * Every listed event: its list text, its selector without -m (or the
+ * Every listed event: its list text (wrapped as OpenBSD does), its selector without -m (or the
  * "needs unit mask" refusal for exactly the events the list marks so),
  * and, without -m, libpfm4's default unit mask where it has one.
  */
 static void check_events(int cpu, const char *pmu, bool pfm)
 {
-	char err[PCTR_ERRLEN], buf[8192], first[512] = "", dflbad[512] = "";
+	char err[PCTR_ERRLEN], buf[8192], wrap[8192];
+	char first[512] = "", dflbad[512] = "";
 	const struct ctrfn *tab;
 	size_t i, n, len;
 	int ndfl = 0;
@@ -203,6 +205,14 @@ static void check_events(int cpu, const char *pmu, bool pfm)
 		int r;
 
 		len = pctr_fmt_event(buf, sizeof(buf), fn);
+		openbsd_wrap(fn->desc ? fn->desc : "", wrap, sizeof(wrap));
+		if (len < sizeof(buf) && strchr(buf, '\n') &&
+		    strcmp(strchr(buf, '\n') + 1, wrap)) {
+			snprintf(first, sizeof(first),
+				 "list text of %02x %s not wrapped as OpenBSD",
+				 fn->fn, fn->name);
+			break;
+		}
 		if (!fn->fn) {
 			/* as OpenBSD: -f 0 turns the counter off */
 			if (sel_for(cpu, 0, -1, &sel, err) || sel)
