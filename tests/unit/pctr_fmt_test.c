@@ -10,6 +10,7 @@
 #include <machine/pctr.h>
 
 #include "pctr_fmt.h"
+#include "pctr_wrap_ref.h"
 #include "kselftest_harness.h"
 
 /*
@@ -245,9 +246,16 @@ TEST(sel_amd)
 			    &sel, err));
 	ASSERT_EQ(0x03c61f42, sel);
 
-	/* AMD takes any event number, known or not */
-	ASSERT_EQ(0, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "99"), &sel, err));
-	ASSERT_EQ(0x430099, sel);
+	/* as OpenBSD: an AMD code outside the table is refused too */
+	sel = 0x1234;
+	ASSERT_EQ(-1, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "99"), &sel, err));
+	ASSERT_STREQ("function 99 is not supported", err);
+	ASSERT_EQ(0x1234, sel);
+	ASSERT_EQ(-1, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "3"), &sel, err));
+	ASSERT_STREQ("function 03 is not supported", err);
+	/* AMD's built-in table never insists on -m, as OpenBSD's */
+	ASSERT_EQ(0, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "7d"), &sel, err));
+	ASSERT_EQ(0x43007d, sel);
 
 	/* -f 0 (or no -f) writes 0: counter off */
 	ASSERT_EQ(0, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "0"), &sel, err));
@@ -266,10 +274,15 @@ TEST(sel_core)
 	ASSERT_EQ(0x4100c0, sel);
 	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "3", "-f", "c4"), &sel, err));
 	ASSERT_EQ(0x4300c4, sel);
-	/* as OpenBSD: a unit mask of 0 is no unit mask */
-	ASSERT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c", "-m", "0"),
-			     &sel, err));
-	EXPECT_STREQ("function 3c needs unit mask specification", err);
+	/*
+	 * pctr.1's example: core cycles are 3c with unit mask 00, with or
+	 * without -m 0 (OpenBSD's table refuses both)
+	 */
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c", "-m", "0"),
+			    &sel, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0x43003c, sel);
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c"), &sel, err));
+	ASSERT_EQ(0x43003c, sel);
 	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c", "-m", "1",
 					   "-k", "-t", "2", "-i", "-e"),
 			    &sel, err));
@@ -331,10 +344,14 @@ TEST(sel_errors)
 	ASSERT_STREQ("function 99 is not supported", err);
 	ASSERT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "3"), &sel, err));
 	ASSERT_STREQ("function 03 is not supported", err);
-	ASSERT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "3c"), &sel, err));
-	ASSERT_STREQ("function 3c needs unit mask specification", err);
+	ASSERT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "24"), &sel, err));
+	ASSERT_STREQ("function 24 needs unit mask specification", err);
 	ASSERT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "2e", "-u"), &sel,
 			     err));
+	ASSERT_STREQ("function 2e needs unit mask specification", err);
+	/* the built-in table keeps OpenBSD's rule: -m 0 is no unit mask */
+	ASSERT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "2e", "-m", "0"),
+			     &sel, err));
 	ASSERT_STREQ("function 2e needs unit mask specification", err);
 	ASSERT_EQ(0x1234, sel);	/* untouched on error */
 
@@ -383,6 +400,30 @@ TEST(decode_core)
 	ASSERT_STREQ("--ku 99 00   unknown function", buf);
 	pctr_decode_sel(CPU_CORE, 0, buf, sizeof(buf));
 	ASSERT_STREQ("---- 00 00   unknown function", buf);
+}
+
+/* pctr(4) takes a word below 0x200 with bit 6 or 7 as a Pentium word */
+TEST(decode_pentium_words)
+{
+	char buf[128];
+
+	ASSERT_TRUE(pctr_is_p5(0xc0));
+	ASSERT_FALSE(pctr_is_p5(0x4300c0));
+	ASSERT_FALSE(pctr_is_p5(0x3c));
+	ASSERT_FALSE(pctr_is_p5(0x200 | P5CTR_U));
+	ASSERT_FALSE(pctr_is_p5(0));
+	/* "INST_RETIRED, not yet enabled" counts Pentium event 0 */
+	pctr_decode_sel(CPU_CORE, 0xc0, buf, sizeof(buf));
+	ASSERT_STREQ("-uk 00 data read", buf);
+	pctr_decode_sel(CPU_AMD, P5CTR_U | 0x16, buf, sizeof(buf));
+	ASSERT_STREQ("-u- 16 instructions executed", buf);
+	pctr_decode_sel(CPU_CORE, P5CTR_C | P5CTR_K | 0x12, buf, sizeof(buf));
+	ASSERT_STREQ("c-k 12 branches", buf);
+	pctr_decode_sel(CPU_CORE, P5CTR_K | 0x0c, buf, sizeof(buf));
+	ASSERT_STREQ("--k 0c unknown function", buf);
+	/* a P6 word that small without a mode bit stays a P6 word */
+	pctr_decode_sel(CPU_CORE, 0x3c, buf, sizeof(buf));
+	ASSERT_STREQ("---- 3c 00   CPU_CLK_UNHALTED", buf);
 }
 
 TEST(decode_amd)
@@ -446,22 +487,23 @@ TEST(list_entry)
 		     "      Instructions retired (completed and not cancelled).\n",
 		     buf);
 	pctr_fmt_event(buf, sizeof(buf), pctr_find_event(CPU_CORE, 0x3c));
-	ASSERT_EQ(0, strncmp("3c  CPU_CLK_UNHALTED  (needs unit mask)\n      ",
-			     buf, 46));
+	ASSERT_EQ(0, strncmp("3c  CPU_CLK_UNHALTED\n      ", buf, 27));
+	pctr_fmt_event(buf, sizeof(buf), pctr_find_event(CPU_CORE, 0x2e));
+	ASSERT_EQ(0, strncmp("2e  LONGEST_LAT_CACHE  (needs unit mask)\n      ",
+			     buf, 47));
 	pctr_fmt_event(buf, sizeof(buf), pctr_find_event(CPU_CORE, 0x40));
 	ASSERT_EQ(0, strncmp("40  L1D_CACHE_LD  (MESI)\n", buf, 25));
 	pctr_fmt_event(buf, sizeof(buf), pctr_find_event(CPU_CORE, 0x70));
 	ASSERT_EQ(0, strncmp("70  BUS_TRANS_ANY  (A)\n", buf, 23));
 }
 
-/* Check the wrapping of one entry; returns the words of its description. */
+/* The entry's text is its title line and OpenBSD's wrapping of desc. */
 static void check_wrap(struct __test_metadata *_metadata,
-		       const struct ctrfn *fn, char *words, size_t wlen)
+		       const struct ctrfn *fn)
 {
-	char buf[2048], first[8];
-	char *line, *save = NULL;
+	char buf[4096], expect[4096], first[8];
+	char *body, *line, *save = NULL;
 	size_t n;
-	int i;
 
 	n = pctr_fmt_event(buf, sizeof(buf), fn);
 	ASSERT_LT(n, sizeof(buf));
@@ -469,39 +511,13 @@ static void check_wrap(struct __test_metadata *_metadata,
 	ASSERT_EQ('\n', buf[n - 1]);
 	snprintf(first, sizeof(first), "%02x  ", fn->fn);
 	ASSERT_EQ(0, strncmp(first, buf, 4));
-
-	words[0] = '\0';
-	line = strtok_r(buf, "\n", &save);	/* the title line */
-	ASSERT_NE(NULL, line);
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		for (i = 0; i < PCTR_WRAP_INDENT; i++)
-			ASSERT_EQ(' ', line[i]);
-		ASSERT_NE(' ', line[PCTR_WRAP_INDENT]);
-		/* only a single over-long word may pass the margin */
-		ASSERT_TRUE(strlen(line) <= PCTR_WRAP_COLS ||
-			    !strchr(line + PCTR_WRAP_INDENT, ' '));
-		ASSERT_NE(' ', line[strlen(line) - 1]);
-		if (words[0])
-			strncat(words, " ", wlen - strlen(words) - 1);
-		strncat(words, line + PCTR_WRAP_INDENT,
-			wlen - strlen(words) - 1);
-	}
-}
-
-/* Collapse runs of blanks and trim the ends, as the wrapping does. */
-static void squeeze(const char *in, char *out)
-{
-	char *o = out;
-
-	for (; *in; in++) {
-		if (*in != ' ')
-			*o++ = *in;
-		else if (o > out && o[-1] != ' ')
-			*o++ = ' ';
-	}
-	if (o > out && o[-1] == ' ')
-		o--;
-	*o = '\0';
+	body = strchr(buf, '\n') + 1;
+	openbsd_wrap(fn->desc ? fn->desc : "", expect, sizeof(expect));
+	ASSERT_STREQ(expect, body) TH_LOG("%02x %s", fn->fn, fn->name);
+	/* no line past 77 columns unless it is one word */
+	for (line = strtok_r(body, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		ASSERT_TRUE(strlen(line) <= 77 || !strchr(line + 6, ' '));
 }
 
 TEST(list_wrapping)
@@ -511,30 +527,53 @@ TEST(list_wrapping)
 		"Aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll "
 		"mmmm nnnn oooo pppp qqqq rrrr ssss tttt uuuu vvvv wwww xxxx "
 		"yyyy zzzz "
-		"Supercalifragilisticexpialidocious_and_much_longer_than_any_line_can_be "
+		"Supercalifragilisticexpialidocious_and_much_longer_than_any_line_can_be_at_all "
 		"end." };
-	static const struct ctrfn exact = {
-		/* 6 + 66 characters: exactly PCTR_WRAP_COLS */
-		0xcd, 0, "EXACT",
-		"123456789 123456789 123456789 123456789 123456789 123456789 "
-		"123456 x" };
-	char words[2048], expect[2048];
-	char buf[512];
+	/* 69 characters: whole, even with a space to break at */
+	static const struct ctrfn short69 = {
+		0xcd, 0, "SHORT",
+		"123456789 123456789 123456789 123456789 123456789 123456789 123456789" };
+	/* 70 characters: broken at the last space */
+	static const struct ctrfn at70 = {
+		0xce, 0, "AT70",
+		"123456789 123456789 123456789 123456789 123456789 123456789 123456789x" };
+	/* a space at index 71 makes a 77-column line */
+	static const struct ctrfn col77 = {
+		0xcf, 0, "COL77",
+		"123456789 123456789 123456789 123456789 123456789 123456789 12345678901 x"
+		" y" };
+	char buf[1024];
 
-	check_wrap(_metadata, &longdesc, words, sizeof(words));
-	squeeze(longdesc.desc, expect);
-	ASSERT_STREQ(expect, words);
+	check_wrap(_metadata, &longdesc);
+	pctr_fmt_event(buf, sizeof(buf), &longdesc);
+	ASSERT_STREQ("ab  LONG\n"
+		     "      Aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn\n"
+		     "      oooo pppp qqqq rrrr ssss tttt uuuu vvvv wwww xxxx yyyy zzzz\n"
+		     "      Supercalifragilisticexpialidocious_and_much_longer_than_any_line_can_be_at_all\n"
+		     "      end.\n", buf);
 
-	pctr_fmt_event(buf, sizeof(buf), &exact);
-	ASSERT_STREQ("cd  EXACT\n"
-		     "      123456789 123456789 123456789 123456789 123456789 123456789 123456\n"
-		     "      x\n", buf);
+	ASSERT_EQ(69, strlen(short69.desc));
+	pctr_fmt_event(buf, sizeof(buf), &short69);
+	ASSERT_STREQ("cd  SHORT\n"
+		     "      123456789 123456789 123456789 123456789 123456789 123456789 123456789\n",
+		     buf);
+
+	ASSERT_EQ(70, strlen(at70.desc));
+	pctr_fmt_event(buf, sizeof(buf), &at70);
+	ASSERT_STREQ("ce  AT70\n"
+		     "      123456789 123456789 123456789 123456789 123456789 123456789\n"
+		     "      123456789x\n", buf);
+
+	pctr_fmt_event(buf, sizeof(buf), &col77);
+	ASSERT_STREQ("cf  COL77\n"
+		     "      123456789 123456789 123456789 123456789 123456789 123456789 12345678901\n"
+		     "      x y\n", buf);
+	ASSERT_EQ(6 + 71, strchr(buf + 10, '\n') - (buf + 10));
 }
 
 TEST(list_tables)
 {
 	static const int cpus[] = { CPU_CORE, CPU_AMD };
-	char words[2048], expect[2048];
 	const struct ctrfn *tab;
 	unsigned int c;
 	size_t i, j, n;
@@ -549,13 +588,12 @@ TEST(list_tables)
 			ASSERT_EQ(&tab[i], pctr_find_event(cpus[c], tab[i].fn));
 			for (j = i + 1; j < n; j++)
 				ASSERT_NE(tab[i].fn, tab[j].fn);
-			check_wrap(_metadata, &tab[i], words, sizeof(words));
-			squeeze(tab[i].desc ? tab[i].desc : "", expect);
-			ASSERT_STREQ(expect, words);
+			check_wrap(_metadata, &tab[i]);
 		}
 	}
 	/* the events the facts name */
-	ASSERT_EQ(CFL_UM, pctr_find_event(CPU_CORE, 0x3c)->flags);
+	ASSERT_EQ(0, pctr_find_event(CPU_CORE, 0x3c)->flags);
+	ASSERT_EQ(CFL_UM, pctr_find_event(CPU_CORE, 0x2e)->flags);
 	ASSERT_STREQ("INST_RETIRED", pctr_find_event(CPU_CORE, 0xc0)->name);
 	ASSERT_NE(NULL, pctr_find_event(CPU_CORE, 0x2e));
 	ASSERT_NE(NULL, pctr_find_event(CPU_CORE, 0xc4));
@@ -607,20 +645,90 @@ TEST(list_libpfm4_skylake)
 	EXPECT_STREQ("L2_RQSTS", fn->name);
 	pctr_fmt_event(buf, sizeof(buf), fn);
 	EXPECT_NE(NULL, strstr(buf, "DEMAND_DATA_RD_MISS=21")) TH_LOG("%s", buf);
+	/* the default is marked in the list */
+	EXPECT_NE(NULL, strstr(buf, "REFERENCES=ff (default)")) TH_LOG("%s", buf);
 	/* L2_RQSTS has a default unit mask; LONGEST_LAT_CACHE has none */
 	EXPECT_EQ(0, fn->flags & CFL_UM);
+	EXPECT_EQ(CFL_DFL, fn->flags & CFL_DFL);
 	fn = pctr_find_event(CPU_CORE, 0x2e);
 	ASSERT_NE(NULL, fn);
 	EXPECT_EQ(CFL_UM, fn->flags & CFL_UM);
 	EXPECT_EQ(-1, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "2e"), &sel, err));
+	EXPECT_STREQ("function 2e needs unit mask specification", err);
 	EXPECT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "2e", "-m", "41"),
 			    &sel, err));
+	EXPECT_EQ(0x43412e, sel);
+	/* -m 0 is a unit mask in libpfm4's table */
+	EXPECT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "2e", "-m", "0"),
+			    &sel, err));
+	EXPECT_EQ(0x43002e, sel);
 	/* codes wider than -f's byte are not listed */
 	EXPECT_EQ(NULL, pctr_find_event(CPU_CORE, 0xb7));
 }
 
+/* Without -m, libpfm4's default unit mask (review M1) */
+TEST(default_umask_skylake)
+{
+	char err[PCTR_ERRLEN];
+	uint32_t sel;
+
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	/* L1D REPLACEMENT=01 */
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "51"), &sel, err));
+	EXPECT_EQ(0x430151, sel);
+	/* L2_RQSTS REFERENCES=ff */
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "24", "-u"), &sel,
+			    err));
+	EXPECT_EQ(0x41ff24, sel);
+	/* -m wins, -m 0 included */
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "24", "-m", "21"),
+			    &sel, err));
+	EXPECT_EQ(0x432124, sel);
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "51", "-m", "0"),
+			    &sel, err));
+	EXPECT_EQ(0x430051, sel);
+	/* the architectural events keep their selectors */
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "c0"), &sel, err));
+	EXPECT_EQ(0x4300c0, sel);
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", "3c"), &sel, err));
+	EXPECT_EQ(0x43003c, sel);
+}
+
+/* Ice Lake: the architectural events have 00 listed and no default (H1) */
+TEST(architectural_icelake)
+{
+	static const char *const codes[] = { "c0", "c4", "c5", "3c" };
+	char err[PCTR_ERRLEN];
+	uint32_t sel;
+	unsigned int i;
+
+	setenv("LIBPFM_FORCE_PMU", "icl", 1);
+	for (i = 0; i < ARRAY_SIZE(codes); i++) {
+		const struct ctrfn *fn;
+
+		fn = pctr_find_event(CPU_CORE, strtoul(codes[i], NULL, 16));
+		ASSERT_NE(NULL, fn);
+		EXPECT_EQ(0, fn->flags & CFL_UM) TH_LOG("%s", fn->name);
+		err[0] = '\0';
+		EXPECT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "0", "-f", codes[i]),
+				    &sel, err)) TH_LOG("%s: %s", codes[i], err);
+		EXPECT_EQ(0x430000 | strtoul(codes[i], NULL, 16), sel);
+		EXPECT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "1", "-f", codes[i],
+						   "-m", "0"), &sel, err))
+			TH_LOG("%s -m 0: %s", codes[i], err);
+		EXPECT_EQ(0x430000 | strtoul(codes[i], NULL, 16), sel);
+	}
+	/* reference cycles: 3c with 01 */
+	ASSERT_EQ(0, sel_of(CPU_CORE, ARGS("-s", "1", "-f", "3c", "-m", "1"),
+			    &sel, err));
+	EXPECT_EQ(0x43013c, sel);
+}
+
 TEST(list_libpfm4_amd)
 {
+	const struct ctrfn *fn;
+	char err[PCTR_ERRLEN];
+	uint32_t sel;
 	size_t n;
 
 	setenv("LIBPFM_FORCE_PMU", "amd64_fam17h_zen1", 1);
@@ -628,16 +736,36 @@ TEST(list_libpfm4_amd)
 	EXPECT_GT(n, 40);
 	EXPECT_EQ(1, list_has(CPU_AMD, "RETIRED_INSTRUCTIONS"));
 	EXPECT_EQ(1, list_has(CPU_AMD, "LS_DISPATCH"));
-	/* AMD events never insist on -m (OpenBSD's AMD path has no check) */
-	{
-		const struct ctrfn *t = pctr_events(CPU_AMD, &n);
-		size_t i;
-
-		for (i = 0; i < n; i++)
-			EXPECT_EQ(0, t[i].flags & CFL_UM) TH_LOG("%s", t[i].name);
-	}
+	/*
+	 * An event whose unit masks are all bits with none the default
+	 * counts nothing with 00: libpfm4's table marks it on AMD too.
+	 */
+	fn = pctr_find_event(CPU_AMD, 0x29);
+	ASSERT_NE(NULL, fn);
+	EXPECT_EQ(CFL_UM, fn->flags & CFL_UM);
+	EXPECT_EQ(-1, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "29"), &sel, err));
+	EXPECT_STREQ("function 29 needs unit mask specification", err);
+	EXPECT_EQ(0, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "29", "-m", "3"),
+			    &sel, err));
+	EXPECT_EQ(0x430329, sel);
+	EXPECT_EQ(0, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "c0"), &sel, err));
+	EXPECT_EQ(0x4300c0, sel);
+	/* a code outside libpfm4's AMD table */
+	EXPECT_EQ(-1, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "fe"), &sel, err));
+	EXPECT_STREQ("function fe is not supported", err);
 	/* an Intel model's table is not AMD's */
 	EXPECT_EQ(0, list_has(CPU_AMD, "HW_INTERRUPTS"));
+}
+
+/* K8: the default (all unit mask bits) instead of 00, which counts nothing */
+TEST(default_umask_k8)
+{
+	char err[PCTR_ERRLEN];
+	uint32_t sel;
+
+	setenv("LIBPFM_FORCE_PMU", "amd64_k8_revg", 1);
+	ASSERT_EQ(0, sel_of(CPU_AMD, ARGS("-s", "0", "-f", "7d"), &sel, err));
+	EXPECT_EQ(0x431f7d, sel);
 }
 
 TEST(list_unknown_model_builtin)

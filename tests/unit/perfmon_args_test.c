@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <machine/perfmon.h>
@@ -258,6 +259,179 @@ TEST(event_operand)
 	EXPECT_STREQ("256: must be between 0 and 255", msg);
 	ASSERT_EQ(PERFMON_OPT_ERR, apply(&a, ARGS("0xc0xx")));
 	EXPECT_STREQ("0xc0xx: parameter must be an integer", msg);
+}
+
+/* ---- perfmon.8 is the spec: what the page says, the parser does ------- */
+
+/* The page, read whole (PERFMON_PAGE is its path). */
+static char *page(void)
+{
+	static char buf[65536];
+	FILE *f = fopen(PERFMON_PAGE, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * The SYNOPSIS lists the options: ".Op Fl eiou" for the flags and
+ * ".Op Fl X Ar arg" for those with an argument; together they are
+ * PERFMON_GETOPT, and each one is taken by perfmon_apply_opt().
+ */
+TEST(page_synopsis_is_getopt)
+{
+	char flags[32] = "", withargs[32] = "", *p, *end;
+	const char *g;
+	char *txt = page();
+
+	ASSERT_NE(NULL, txt);
+	p = strstr(txt, ".Sh SYNOPSIS\n");
+	ASSERT_NE(NULL, p);
+	end = strstr(p, ".Sh DESCRIPTION");
+	ASSERT_NE(NULL, end);
+	*end = '\0';
+	while ((p = strstr(p, ".Op Fl "))) {
+		char word[32];
+
+		p += strlen(".Op Fl ");
+		ASSERT_EQ(1, sscanf(p, "%31s", word));
+		if (strncmp(p + strlen(word), " Ar ", 4))
+			strcat(flags, word);
+		else
+			strncat(withargs, word, 1);
+	}
+	*end = '.';
+	EXPECT_STREQ("eiou", flags);
+	/* every getopt letter is on the page, with or without argument */
+	for (g = PERFMON_GETOPT + 1; *g; g++) {
+		if (*g == ':')
+			continue;
+		const char *set = g[1] == ':' ? withargs : flags;
+
+		EXPECT_NE(NULL, strchr(set, *g)) TH_LOG("-%c", *g);
+	}
+	EXPECT_EQ(strlen(flags) + strlen(withargs),
+		  strlen(PERFMON_GETOPT + 1) - strlen(withargs));
+	/* and the parser takes each one */
+	for (g = flags; *g; g++) {
+		struct perfmon_args a;
+
+		perfmon_args_init(&a);
+		EXPECT_EQ(PERFMON_OPT_OK,
+			  perfmon_apply_opt(&a, *g, NULL, msg, sizeof(msg)));
+	}
+	for (g = withargs; *g; g++) {
+		struct perfmon_args a;
+
+		perfmon_args_init(&a);
+		EXPECT_EQ(PERFMON_OPT_OK,
+			  perfmon_apply_opt(&a, *g, "1", msg, sizeof(msg)))
+			TH_LOG("-%c 1", *g);
+	}
+}
+
+/*
+ * The range the page gives an option (".It Fl X Ar arg" ... "from MIN to
+ * MAX"), or the operand's ("a number from MIN to MAX").
+ */
+static int page_range(const char *txt, const char *item, long *min,
+		      long *max)
+{
+	const char *p = strstr(txt, item), *stop;
+
+	if (!p)
+		return -1;
+	stop = strstr(p + 1, "\n.It ");
+	p = strstr(p, "from ");
+	if (!p || (stop && p > stop))
+		return -1;
+	return sscanf(p, "from %ld to %ld", min, max) == 2 ? 0 : -1;
+}
+
+/* Every range on the page: both ends taken, one beyond each refused. */
+TEST(page_ranges)
+{
+	static const struct {
+		const char *item;
+		int ch;		/* 0: the operand */
+	} r[] = {
+		{ ".It Fl l Ar nloops", 'l' },
+		{ ".It Fl m Ar mask", 'm' },
+		{ ".It Fl s Ar sleeptime", 's' },
+		{ ".It Fl U Ar unit", 'U' },
+		{ "is, despite its name, the event to count: a number", 0 },
+	};
+	char *txt = page();
+	unsigned int i, k;
+
+	ASSERT_NE(NULL, txt);
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		long min, max, v[4];
+		char want[64];
+
+		ASSERT_EQ(0, page_range(txt, r[i].item, &min, &max))
+			TH_LOG("%s", r[i].item);
+		v[0] = min;
+		v[1] = max;
+		v[2] = min - 1;
+		v[3] = max + 1;
+		for (k = 0; k < 4; k++) {
+			struct perfmon_args a;
+			char arg[32];
+			int res;
+
+			snprintf(arg, sizeof(arg), "%ld", v[k]);
+			perfmon_args_init(&a);
+			msg[0] = '\0';
+			if (r[i].ch)
+				res = perfmon_apply_opt(&a, r[i].ch, arg, msg,
+							sizeof(msg));
+			else
+				res = perfmon_apply_operands(&a, 1,
+							     (char *[]){ arg },
+							     msg, sizeof(msg));
+			EXPECT_EQ(k < 2 ? PERFMON_OPT_OK : PERFMON_OPT_ERR, res)
+				TH_LOG("%s %s", r[i].item, arg);
+			if (k < 2)
+				continue;
+			snprintf(want, sizeof(want),
+				 "%s: must be between %ld and %ld", arg, min,
+				 max);
+			EXPECT_STREQ(want, msg);
+		}
+	}
+}
+
+/* "in decimal, in hexadecimal with a leading 0x, or in octal with 0" */
+TEST(page_operand_bases)
+{
+	struct perfmon_args a;
+	char *txt = page();
+
+	ASSERT_NE(NULL, txt);
+	ASSERT_NE(NULL, strstr(txt, "in hexadecimal with a leading\n.Ql 0x"));
+	ASSERT_NE(NULL, strstr(txt, "or in octal with a leading\n.Ql 0 ."));
+	ASSERT_EQ(PERFMON_OPT_OK, apply(&a, ARGS("0xc0")));
+	EXPECT_EQ(0xc0, a.pmc.pmc_event);
+	ASSERT_EQ(PERFMON_OPT_OK, apply(&a, ARGS("0300")));
+	EXPECT_EQ(0xc0, a.pmc.pmc_event);
+	ASSERT_EQ(PERFMON_OPT_OK, apply(&a, ARGS("192")));
+	EXPECT_EQ(0xc0, a.pmc.pmc_event);
+	/* the page's examples parse */
+	ASSERT_EQ(PERFMON_OPT_OK, apply(&a, ARGS("-u", "-o", "-l", "10",
+						 "0xc0")));
+	EXPECT_EQ(10, a.loops);
+	EXPECT_EQ(PMCF_USR | PMCF_OS, a.pmc.pmc_flags);
+	ASSERT_EQ(PERFMON_OPT_OK, apply(&a, ARGS("-u", "-o", "-s", "1", "-l",
+						 "5", "0x3c")));
+	EXPECT_EQ(1, a.sleeptime);
+	EXPECT_EQ(5, a.loops);
+	EXPECT_EQ(0x3c, a.pmc.pmc_event);
 }
 
 TEST_HARNESS_MAIN

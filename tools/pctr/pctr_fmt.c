@@ -11,11 +11,8 @@
 #include <string.h>
 
 #include <machine/pctr.h>
-#include <perfmon/pfmlib.h>
 
 #include "pctr_fmt.h"
-#define PMC_X86CPU_PFM
-#include "../common/pmc_x86cpu.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -26,10 +23,12 @@
  * common model-specific events that exist from Nehalem/Sandy Bridge on,
  * and the Core 2 events that take MESI or any-agent unit-mask bits.
  * Most model-specific events mean nothing without a unit mask, so they
- * are CFL_UM and pctr insists on -m.
+ * are CFL_UM and pctr insists on -m.  Not 3c, whose unit mask 00 is the
+ * architectural core-cycles event (OpenBSD's table marks it, so that
+ * core cycles cannot be counted there).
  */
 static const struct ctrfn corefn[] = {
-	{ 0x3c, CFL_UM, "CPU_CLK_UNHALTED",
+	{ 0x3c, 0, "CPU_CLK_UNHALTED",
 	  "Cycles in which the core is not halted.  Unit mask 00 counts core "
 	  "clock cycles at the current frequency, 01 counts reference cycles "
 	  "at a fixed rate." },
@@ -404,160 +403,6 @@ int pctr_check_opts(const struct pctr_opts *o)
 	return PCTR_OPT_OK;
 }
 
-/* ---- libpfm4's table of the processor model ------------------------------ */
-
-static struct ctrfn *pfm_tab;
-static int *pfm_numasks;	/* unit masks of each pfm_tab event */
-static size_t pfm_n;
-static int pfm_done = -1;	/* the cpu class pfm_tab was built for */
-
-/* The core PMU libpfm4 detected for the vendor (pmc_x86cpu.h's choice). */
-static pfm_pmu_t pfm_core_pmu(int cpu)
-{
-	if ((cpu != CPU_CORE && cpu != CPU_AMD) ||
-	    pfm_initialize() != PFM_SUCCESS)
-		return PFM_PMU_NONE;
-	return pmc_pfm_core_pmu(cpu == CPU_AMD, NULL);
-}
-
-/* "Unit masks: NAME=xx, ..." and whether one is the default. */
-static char *pfm_umask_text(int idx, const pfm_event_info_t *ev, int *dfl,
-			    int *numasks)
-{
-	pfm_event_attr_info_t a;
-	char *txt = NULL;
-	size_t len = 0;
-	int i;
-
-	*dfl = 0;
-	*numasks = 0;
-	for (i = 0; i < ev->nattrs; i++) {
-		char item[160];
-		char *n;
-
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &a) !=
-		    PFM_SUCCESS || a.type != PFM_ATTR_UMASK)
-			continue;
-		if (a.is_dfl)
-			*dfl = 1;
-		snprintf(item, sizeof(item), "%s%s=%02llx",
-			 *numasks ? ", " : "  Unit masks: ", a.name,
-			 (unsigned long long)(a.code & 0xff));
-		(*numasks)++;
-		n = realloc(txt, len + strlen(item) + 2);
-		if (!n)
-			break;
-		txt = n;
-		strcpy(txt + len, item);
-		len += strlen(item);
-	}
-	if (txt)
-		strcpy(txt + len, ".");
-	return txt;
-}
-
-/*
- * libpfm4's events for the model, as pctr list entries: event code (only
- * the 8-bit ones -f can name), libpfm4's name, its description and unit
- * masks.  An Intel event with unit masks but no default one needs -m.  The
- * MESI, any-agent and edge flags of the built-in table carry over.
- */
-static void pfm_build(int cpu, const struct ctrfn *hand, size_t nhand)
-{
-	pfm_pmu_info_t pinfo;
-	pfm_event_info_t ev;
-	pfm_pmu_t pmu = pfm_core_pmu(cpu);
-	struct ctrfn *t;
-	int idx;
-	size_t i;
-
-	pfm_done = cpu;
-	if (pmu == PFM_PMU_NONE)
-		return;
-	memset(&pinfo, 0, sizeof(pinfo));
-	pinfo.size = sizeof(pinfo);
-	if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || pinfo.nevents <= 0)
-		return;
-	t = calloc((size_t)pinfo.nevents, sizeof(*t));
-	pfm_numasks = calloc((size_t)pinfo.nevents, sizeof(*pfm_numasks));
-	if (!t || !pfm_numasks) {
-		free(t);
-		return;
-	}
-	for (idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
-		struct ctrfn *f = &t[pfm_n];
-		char *um, *desc;
-		int dfl, numasks;
-
-		memset(&ev, 0, sizeof(ev));
-		ev.size = sizeof(ev);
-		if (pfm_get_event_info(idx, PFM_OS_NONE, &ev) != PFM_SUCCESS ||
-		    ev.code > PCTR_MAX_FUNCT || pfm_n >= (size_t)pinfo.nevents)
-			continue;
-		um = pfm_umask_text(idx, &ev, &dfl, &numasks);
-		/*
-		 * One entry per code.  libpfm4's Intel tables also have the
-		 * architectural aliases (INSTRUCTION_RETIRED for INST_RETIRED):
-		 * the event with the most unit masks, the model's own, wins.
-		 */
-		for (i = 0; i < pfm_n; i++)
-			if (t[i].fn == ev.code)
-				break;
-		if (i < pfm_n) {
-			if (numasks <= pfm_numasks[i]) {
-				free(um);
-				continue;
-			}
-			free((char *)t[i].name);
-			free((char *)t[i].desc);
-			f = &t[i];
-		} else {
-			pfm_n++;
-		}
-		desc = malloc(strlen(ev.desc ? ev.desc : "") +
-			      (um ? strlen(um) : 0) + 2);
-		if (desc) {
-			size_t dl;
-
-			strcpy(desc, ev.desc ? ev.desc : "");
-			dl = strlen(desc);
-			if (um && dl && desc[dl - 1] != '.')
-				strcat(desc, ".");
-			if (um)
-				strcat(desc, um);
-		}
-		free(um);
-		pfm_numasks[f - t] = numasks;
-		f->fn = (uint32_t)ev.code;
-		f->name = strdup(ev.name);
-		f->desc = desc;
-		/* as OpenBSD, only Intel events insist on -m */
-		f->flags = cpu == CPU_CORE && numasks && !dfl ? CFL_UM : 0;
-		for (i = 0; i < nhand; i++)
-			if (hand[i].fn == f->fn)
-				f->flags |= hand[i].flags &
-					    (CFL_MESI | CFL_SA | CFL_ED);
-		if (!f->name)
-			f->name = "?";
-	}
-	if (!pfm_n) {
-		free(t);
-		return;
-	}
-	/* in code order, as the built-in tables */
-	for (i = 1; i < pfm_n; i++) {
-		struct ctrfn x = t[i];
-		size_t j = i;
-
-		for (; j > 0 && t[j - 1].fn > x.fn; j--)
-			t[j] = t[j - 1];
-		t[j] = x;
-	}
-	pfm_tab = t;
-}
-
 static const struct ctrfn *hand_events(int cpu, size_t *n)
 {
 	switch (cpu) {
@@ -576,12 +421,13 @@ static const struct ctrfn *hand_events(int cpu, size_t *n)
 const struct ctrfn *pctr_events(int cpu, size_t *n)
 {
 	const struct ctrfn *hand = hand_events(cpu, n);
+	const struct ctrfn *pfm;
+	size_t npfm;
 
-	if (pfm_done != cpu && pfm_done < 0)
-		pfm_build(cpu, hand, *n);
-	if (pfm_done == cpu && pfm_tab) {
-		*n = pfm_n;
-		return pfm_tab;
+	pfm = pctr_pfm_table(cpu, hand, *n, &npfm);
+	if (pfm) {
+		*n = npfm;
+		return pfm;
 	}
 	return hand;
 }
@@ -604,11 +450,25 @@ const struct ctrfn *pctr_find_event(int cpu, unsigned int fn)
 	return NULL;
 }
 
+/*
+ * Whether fn needs -m: as OpenBSD, a built-in table's CFL_UM event wants a
+ * unit mask other than 0; for libpfm4's table -m itself is enough, -m 0
+ * included (0 is a unit mask there like any other).
+ */
+static bool needs_umask(const struct ctrfn *fn, const struct pctr_opts *o)
+{
+	if (!(fn->flags & CFL_UM))
+		return false;
+	if (fn->flags & CFL_PFM)
+		return !o->umask_set;
+	return !o->umask;
+}
+
 int pctr_build_sel(int cpu, const struct pctr_opts *o, uint32_t *sel,
 		   char *err, size_t errlen)
 {
-	unsigned int umask = o->umask, mesi = 0;
-	const struct ctrfn *fn;
+	unsigned int umask = o->umask, mesi = 0, thold = o->thold;
+	const struct ctrfn *fn = NULL;
 	uint32_t val = 0;
 	int n = pctr_num_counters(cpu);
 
@@ -617,13 +477,32 @@ int pctr_build_sel(int cpu, const struct pctr_opts *o, uint32_t *sel,
 		return -1;
 	}
 
-	if (cpu == CPU_CORE && o->func) {
+	/* As OpenBSD: a code outside the table is refused, on AMD too. */
+	if ((cpu == CPU_CORE || cpu == CPU_AMD) && o->func) {
 		fn = pctr_find_event(cpu, o->func);
 		if (!fn) {
 			set_err(err, errlen, "function %02x is not supported",
 				o->func);
 			return -1;
 		}
+		if (needs_umask(fn, o)) {
+			set_err(err, errlen,
+				"function %02x needs unit mask specification",
+				o->func);
+			return -1;
+		}
+		/* libpfm4's default unit mask when -m is absent */
+		if ((fn->flags & CFL_DFL) && !o->umask_set) {
+			uint32_t dfl = pctr_pfm_dfl(fn);
+
+			umask = (dfl >> PCTR_UM_SHIFT) & 0xff;
+			val |= dfl & (PCTR_E | PCTR_I);
+			if (!thold)
+				thold = dfl >> PCTR_CM_SHIFT;
+		}
+	}
+
+	if (cpu == CPU_CORE && fn) {
 		if ((fn->flags & CFL_SA) && o->any)
 			umask |= PCTR_UM_A >> PCTR_UM_SHIFT;
 		if (fn->flags & CFL_MESI) {
@@ -637,16 +516,13 @@ int pctr_build_sel(int cpu, const struct pctr_opts *o, uint32_t *sel,
 				mesi |= PCTR_UM_I;
 			if (!mesi)
 				mesi = PCTR_UM_MESI;
+			/* the letters replace a default's MESI bits */
+			if ((fn->flags & CFL_DFL) && !o->umask_set)
+				umask &= ~(PCTR_UM_MESI >> PCTR_UM_SHIFT);
 			umask |= mesi >> PCTR_UM_SHIFT;
 		}
 		if (fn->flags & CFL_ED)
 			val |= PCTR_E;
-		if ((fn->flags & CFL_UM) && !o->umask) {
-			set_err(err, errlen,
-				"function %02x needs unit mask specification",
-				o->func);
-			return -1;
-		}
 	}
 
 	if (o->edge)
@@ -660,13 +536,49 @@ int pctr_build_sel(int cpu, const struct pctr_opts *o, uint32_t *sel,
 	if (o->func && !o->kernel && !o->user)
 		val |= PCTR_K | PCTR_U;
 	val |= (uint32_t)umask << PCTR_UM_SHIFT;
-	val |= (uint32_t)o->thold << PCTR_CM_SHIFT;
+	val |= (uint32_t)thold << PCTR_CM_SHIFT;
 	val |= o->func;
 	if (o->func)
 		val |= PCTR_EN;
 
 	*sel = val;
 	return 0;
+}
+
+/*
+ * The Pentium events pctr(4) takes (module/pctr/pctr.c): a word below
+ * 0x200 with P5CTR_U or P5CTR_K is one of these, on either vendor.
+ */
+static const struct ctrfn p5fn[] = {
+	{ 0x00, 0, "data read", NULL },
+	{ 0x01, 0, "data write", NULL },
+	{ 0x03, 0, "data read miss", NULL },
+	{ 0x0d, 0, "code TLB miss", NULL },
+	{ 0x0e, 0, "code cache miss", NULL },
+	{ 0x12, 0, "branches", NULL },
+	{ 0x16, 0, "instructions executed", NULL },
+};
+
+#define P5CTR_LIMIT	0x200
+#define P5CTR_EVENT	0x3f
+
+bool pctr_is_p5(uint32_t sel)
+{
+	return sel && sel < P5CTR_LIMIT && (sel & (P5CTR_U | P5CTR_K));
+}
+
+/* OpenBSD's Pentium decoding: "%c%c%c %02x %s" (c, u, k; event; name). */
+static void decode_p5(uint32_t sel, char *buf, size_t len)
+{
+	const char *name = "unknown function";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(p5fn); i++)
+		if (p5fn[i].fn == (sel & P5CTR_EVENT))
+			name = p5fn[i].name;
+	snprintf(buf, len, "%c%c%c %02x %s", sel & P5CTR_C ? 'c' : '-',
+		 sel & P5CTR_U ? 'u' : '-', sel & P5CTR_K ? 'k' : '-',
+		 sel & P5CTR_EVENT, name);
 }
 
 void pctr_decode_sel(int cpu, uint32_t sel, char *buf, size_t len)
@@ -686,6 +598,10 @@ void pctr_decode_sel(int cpu, uint32_t sel, char *buf, size_t len)
 	buf[0] = '\0';
 	if (thold)
 		snprintf(th, sizeof(th), "+%u", thold);
+	if ((cpu == CPU_CORE || cpu == CPU_AMD) && pctr_is_p5(sel)) {
+		decode_p5(sel, buf, len);
+		return;
+	}
 
 	switch (cpu) {
 	case CPU_CORE:
@@ -751,11 +667,40 @@ static void sb_printf(struct sbuf *sb, const char *fmt, ...)
 		sb->pos += (size_t)n;
 }
 
+/*
+ * OpenBSD's rule: a description shorter than PCTR_WRAP_WHOLE is printed
+ * whole; a longer one is broken at the last space before character
+ * PCTR_WRAP_BREAK (a word without such a space is printed whole up to
+ * the next space).  Every line is indented by PCTR_WRAP_INDENT.
+ */
+static void fmt_desc(struct sbuf *sb, const char *p)
+{
+	size_t rest, cut, i;
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		rest = strlen(p);
+		if (rest < PCTR_WRAP_WHOLE) {
+			cut = rest;
+		} else {
+			cut = 0;
+			for (i = 0; i < PCTR_WRAP_BREAK && i < rest; i++)
+				if (p[i] == ' ')
+					cut = i;
+			if (!cut)
+				cut = strcspn(p, " ");
+		}
+		sb_printf(sb, "%*s%.*s\n", PCTR_WRAP_INDENT, "", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 size_t pctr_fmt_event(char *buf, size_t len, const struct ctrfn *fn)
 {
 	struct sbuf sb = { buf, len, 0 };
-	const char *p = fn->desc;
-	size_t col = 0, wl;
 
 	if (len)
 		buf[0] = '\0';
@@ -772,28 +717,7 @@ size_t pctr_fmt_event(char *buf, size_t len, const struct ctrfn *fn)
 	if (fn->flags & CFL_UM)
 		sb_printf(&sb, "  (needs unit mask)");
 	sb_printf(&sb, "\n");
-
-	while (p && *p) {
-		p += strspn(p, " ");
-		if (!*p)
-			break;
-		wl = strcspn(p, " ");
-		if (col == 0) {
-			sb_printf(&sb, "%*s%.*s", PCTR_WRAP_INDENT, "",
-				  (int)wl, p);
-			col = PCTR_WRAP_INDENT + wl;
-		} else if (col + 1 + wl > PCTR_WRAP_COLS) {
-			sb_printf(&sb, "\n%*s%.*s", PCTR_WRAP_INDENT, "",
-				  (int)wl, p);
-			col = PCTR_WRAP_INDENT + wl;
-		} else {
-			sb_printf(&sb, " %.*s", (int)wl, p);
-			col += 1 + wl;
-		}
-		p += wl;
-	}
-	if (col)
-		sb_printf(&sb, "\n");
-
+	if (fn->desc)
+		fmt_desc(&sb, fn->desc);
 	return sb.pos;
 }

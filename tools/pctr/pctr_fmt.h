@@ -26,13 +26,22 @@
 #define CFL_C1		0x08	/* counter 1 only */
 #define CFL_ED		0x10	/* set edge detect */
 #define CFL_UM		0x20	/* needs an explicit unit mask (-m) */
+#define CFL_DFL		0x40	/* without -m, ctrfn.dfl applies */
+#define CFL_PFM		0x80	/* from libpfm4's table: -m, even -m 0, is a mask */
 
 #define PCTR_MAX_FUNCT	0xff
 #define PCTR_MAX_UMASK	0xff
 #define PCTR_MAX_THOLD	0xff
 
-#define PCTR_WRAP_COLS	72	/* list mode: width of description lines */
-#define PCTR_WRAP_INDENT 6	/* list mode: indent of description lines */
+/*
+ * List mode, as OpenBSD's pctr(1): a description shorter than
+ * PCTR_WRAP_WHOLE characters is printed whole; a longer one is broken at
+ * the last space before character PCTR_WRAP_BREAK, each line indented by
+ * PCTR_WRAP_INDENT columns (so lines reach 6 + 71 = 77 columns).
+ */
+#define PCTR_WRAP_WHOLE	70
+#define PCTR_WRAP_BREAK	72
+#define PCTR_WRAP_INDENT 6
 
 #define PCTR_ERRLEN	128	/* room for any message of this module */
 
@@ -103,6 +112,22 @@ int pctr_check_opts(const struct pctr_opts *o);
  */
 const struct ctrfn *pctr_events(int cpu, size_t *n);
 
+/*
+ * pctr_pfm.c: libpfm4's table of the model for cpu (CPU_CORE or CPU_AMD),
+ * with the flags of the built-in table's entries of the same codes, or
+ * NULL when libpfm4 has no table pctr can use.  *n is its length; the
+ * table lives as long as the process.
+ */
+const struct ctrfn *pctr_pfm_table(int cpu, const struct ctrfn *hand,
+				   size_t nhand, size_t *n);
+
+/*
+ * For a CFL_DFL entry of that table: the selector bits libpfm4's default
+ * unit mask sets (the unit mask byte, and PCTR_E, PCTR_I and a threshold
+ * where it has them); 0 for any other entry.
+ */
+uint32_t pctr_pfm_dfl(const struct ctrfn *fn);
+
 /* Whether read mode prints the TSC line: as OpenBSD, not for CPU_UNDEF. */
 int pctr_prints_tsc(int cpu, int tsc_avail);
 const struct ctrfn *pctr_find_event(int cpu, unsigned int fn);
@@ -114,7 +139,16 @@ const struct ctrfn *pctr_find_event(int cpu, unsigned int fn);
 int pctr_build_sel(int cpu, const struct pctr_opts *o, uint32_t *sel,
 		   char *err, size_t errlen);
 
-/* The bracketed decoding of an event-select word in read mode. */
+/*
+ * Whether sel is a Pentium (P5) word, which pctr(4) takes on any
+ * processor: below 0x200 with P5CTR_U or P5CTR_K.
+ */
+bool pctr_is_p5(uint32_t sel);
+
+/*
+ * The bracketed decoding of an event-select word in read mode; a Pentium
+ * word as OpenBSD decodes one ("-uk 16 instructions executed").
+ */
 void pctr_decode_sel(int cpu, uint32_t sel, char *buf, size_t len);
 
 /* " ctr%d = %16llu  [%s]\n" */
@@ -126,8 +160,8 @@ int pctr_fmt_tsc(char *buf, size_t len, uint64_t tsc);
 
 /*
  * One list-mode entry: "%02x  %s" with flag notes, then the description
- * wrapped at PCTR_WRAP_COLS with a PCTR_WRAP_INDENT indent.  Returns the
- * length the full text needs (like snprintf).
+ * wrapped as OpenBSD does (PCTR_WRAP_*).  Returns the length the full
+ * text needs (like snprintf).
  */
 size_t pctr_fmt_event(char *buf, size_t len, const struct ctrfn *fn);
 

@@ -98,8 +98,16 @@ struct pctrst {
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-/* Read the time-stamp counter. */
+/*
+ * Read the time-stamp counter.  OpenBSD's i386 header and its amd64 one up
+ * to 1.6 define rdtsc(); the current amd64 header (1.7) does not, and a
+ * program written for it may define its own rdtsc(): it defines
+ * PCTR_NO_RDTSC before including this header (or defines rdtsc as a macro
+ * first), and this one is left out.
+ */
+#if !defined(PCTR_NO_RDTSC) && !defined(rdtsc)
 #define rdtsc()		__pctr_rdtsc()
+#endif
 
 static __inline__ pctrval __pctr_rdtsc(void)
 {
