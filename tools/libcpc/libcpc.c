@@ -283,6 +283,8 @@ void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 	pmc_cpuid(1, &r1);
 	pmc_cpuid(0xa, &ra);
 	cpcev_cpu_init(cpu, vendor, r1.eax, ra.eax, ra.ebx);
+	/* CPUID 1 ECX bit 31: running under a hypervisor */
+	cpcev_cpu_fixed(cpu, ra.ecx, ra.edx, !!(r1.ecx & (1U << 31)));
 #elif defined(__aarch64__)
 	/* MIDR_EL1, as the kernel exports it (events_arm64.c) */
 	cpcev_arm_cpu_init(cpu, cpcev_arm_midr());
@@ -534,6 +536,94 @@ CPC_EXPORT int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
+/* ---- counters --------------------------------------------------------------- */
+
+/*
+ * The general-purpose counters: the first pics.  On Intel the fixed-function
+ * counters come after them, as illumos' core_pcbe numbers its pics; the
+ * module's count (cpc_npic()) is of both.  Elsewhere every pic is one.
+ */
+static uint_t pic_ngp(cpc_t *cpc)
+{
+	uint_t nfixed = cpc->cpu.nfixed;
+
+	if (!nfixed || !cpc->npic)
+		return cpc->npic;
+	if (nfixed >= cpc->npic)
+		nfixed = cpc->npic - 1;
+	return cpc->npic - nfixed;
+}
+
+/* 1 if counter pic can count event (a known name or raw code). */
+static int pic_counts(cpc_t *cpc, uint_t pic, const char *event)
+{
+	uint_t ngp = pic_ngp(cpc);
+
+	if (pic >= cpc->npic)
+		return 0;
+	if (ngp == cpc->npic)
+		return 1;
+	if (pic < ngp)
+		return !cpcev_fixed_only(&cpc->cpu, event);
+	return cpcev_fixed_counts(&cpc->cpu, pic - ngp, event);
+}
+
+/* The picnum attribute of a request, or -1. */
+static int64_t req_picnum(uint_t nattrs, const cpc_attr_t *attrs)
+{
+	uint_t i;
+
+	for (i = 0; i < nattrs; i++)
+		if (attrs[i].ca_name && !strcmp(attrs[i].ca_name, "picnum"))
+			return attrs[i].ca_val < (uint64_t)INT32_MAX ?
+			       (int64_t)attrs[i].ca_val : INT32_MAX;
+	return -1;
+}
+
+/*
+ * Whether the requests (from head on) can all be placed: each named counter
+ * once, the others on a counter that can count them, general-purpose
+ * events on the general-purpose counters; software events need none.
+ * Solaris' kernel refuses a set that does not fit, at bind, with
+ * CPC_RESOURCE_UNAVAIL.
+ */
+static int reqs_fit(cpc_t *cpc, const struct cpc_req *head)
+{
+	uint_t ngp = pic_ngp(cpc), k;
+	const struct cpc_req *r;
+	uint64_t used = 0;
+	int need = 0;
+
+	/* Named counters first. */
+	for (r = head; r; r = r->next) {
+		int64_t p = req_picnum(r->nattrs, r->attrs);
+
+		if (p < 0)
+			continue;
+		if (p >= 64 || (used & (1ULL << p)))
+			return 0;
+		used |= 1ULL << p;
+	}
+	for (r = head; r; r = r->next) {
+		if (req_picnum(r->nattrs, r->attrs) >= 0 ||
+		    cpcev_software(r->event))
+			continue;
+		for (k = ngp; k < cpc->npic && k < 64; k++)
+			if (!(used & (1ULL << k)) && pic_counts(cpc, k, r->event))
+				break;
+		if (k < cpc->npic && k < 64)
+			used |= 1ULL << k;
+		else if (ngp < cpc->npic && cpcev_fixed_only(&cpc->cpu, r->event))
+			return 0;
+		else
+			need++;
+	}
+	for (k = 0; k < ngp && k < 64; k++)
+		if (used & (1ULL << k))
+			need++;
+	return need <= (int)ngp;
+}
+
 /* Check a request before it is added: 0 or a CPC_* subcode. */
 static int req_check(cpc_t *cpc, const char *event, uint_t nattrs,
 		     const cpc_attr_t *attrs)
@@ -549,9 +639,13 @@ static int req_check(cpc_t *cpc, const char *event, uint_t nattrs,
 		if (!name || strlen(name) >= CPC_MAX_ATTR_LEN ||
 		    !cpcev_attr_known(&cpc->cpu, name))
 			return CPC_INVALID_ATTRIBUTE;
-		/* Every counter can count every event: no CPC_PIC_NOT_CAPABLE. */
-		if (!strcmp(name, "picnum") && attrs[i].ca_val >= cpc->npic)
+		if (strcmp(name, "picnum"))
+			continue;
+		if (attrs[i].ca_val >= cpc->npic)
 			return CPC_INVALID_PICNUM;
+		/* Intel's fixed-function counters count one event each. */
+		if (!pic_counts(cpc, (uint_t)attrs[i].ca_val, event))
+			return CPC_PIC_NOT_CAPABLE;
 	}
 	return 0;
 }
@@ -664,7 +758,7 @@ static int set_build(cpc_t *cpc, cpc_set_t *set,
 
 	if (set->nreqs <= 0)
 		return EINVAL;
-	if (set->nreqs > PMC_CPC_MAX_REQS) {
+	if (set->nreqs > PMC_CPC_MAX_REQS || !reqs_fit(cpc, set->reqs)) {
 		*subcode = CPC_RESOURCE_UNAVAIL;
 		return EINVAL;
 	}
@@ -1255,6 +1349,7 @@ CPC_EXPORT uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf)
 struct walk_ctx {
 	void *arg;
 	uint_t picno;
+	cpc_t *cpc;			/* per pic: skip what the pic cannot count */
 	void (*all)(void *arg, const char *event);
 	void (*pic)(void *arg, uint_t picno, const char *event);
 };
@@ -1265,12 +1360,25 @@ static void walk_one(void *p, const char *name)
 
 	if (w->all)
 		w->all(w->arg, name);
-	else
+	else if (!w->cpc || !cpcev_fixed_only(&w->cpc->cpu, name))
 		w->pic(w->arg, w->picno, name);
 }
 
+/*
+ * Every name of the classes, or a pic's: a general-purpose counter counts
+ * all but the fixed-function names, a fixed-function counter only its own
+ * (illumos' core_pcbe: "event4: instr_retired.any").
+ */
 static void walk(cpc_t *cpc, int classes, struct walk_ctx *w)
 {
+	uint_t ngp = pic_ngp(cpc);
+
+	if (w->pic && w->picno >= ngp) {
+		w->cpc = NULL;
+		cpcev_fixed_walk(&cpc->cpu, w->picno - ngp, classes, walk_one, w);
+		return;
+	}
+	w->cpc = w->pic && ngp < cpc->npic ? cpc : NULL;
 	cpcev_walk(&cpc->cpu, classes, walk_one, w);
 }
 
@@ -1473,7 +1581,7 @@ CPC_EXPORT cpc_set_t *cpc_strtoset(cpc_t *cpc, const char *spec, int smt)
 				sts_err(cpc, "repeated 'pic%d' token\n", pic);
 				goto fail;
 			}
-			if (!sts_event_ok(cpc, val)) {
+			if (!sts_event_ok(cpc, val) || !pic_counts(cpc, pic, val)) {
 				sts_err(cpc, "pic%d cannot measure event '%s' on this cpu\n",
 					pic, val);
 				goto fail;
@@ -1526,10 +1634,19 @@ CPC_EXPORT cpc_set_t *cpc_strtoset(cpc_t *cpc, const char *spec, int smt)
 			nattrs++;
 			continue;
 		}
-		/* A bare event: the counter after the highest one assigned. */
-		if (!val && sts_event_ok(cpc, tok) && highest + 1 < npic) {
-			pics[++highest].event = tok;
-			continue;
+		/*
+		 * A bare event: the first counter after the highest one
+		 * assigned that can count it.
+		 */
+		if (!val && sts_event_ok(cpc, tok)) {
+			for (pic = highest + 1; pic < npic; pic++)
+				if (pic_counts(cpc, pic, tok))
+					break;
+			if (pic < npic) {
+				pics[pic].event = tok;
+				highest = pic;
+				continue;
+			}
 		}
 		if (val)
 			val[-1] = '=';
