@@ -386,11 +386,21 @@ const char *cpcev_attr_list(const struct cpcev_cpu *cpu)
 	}
 }
 
+static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
+		      uint64_t *config, uint64_t *valid);
+
 static int intel_listed(const struct cpcev_cpu *cpu, const struct raw_event *e)
 {
-	/* Version 0: CPUID says nothing; offer every architectural event. */
-	if (e->arch_bit < 0 || cpu->pmu_version == 0)
+	uint64_t config, valid;
+
+	if (e->arch_bit < 0)
 		return 1;
+	/*
+	 * Version 0: CPUID says nothing (no leaf 0xA: NetBurst and older,
+	 * or a VM); the event exists only if the model's table has it.
+	 */
+	if (cpu->pmu_version == 0)
+		return pfm_lookup(cpu, e->name, &config, &valid);
 	return (unsigned int)e->arch_bit < cpu->arch_len &&
 	       !(cpu->arch_unavail & (1U << e->arch_bit));
 }
