@@ -190,8 +190,18 @@ static void check_platform(cpc_t *cpc, const struct names *all,
 	uint_t p;
 	int i;
 
-	if (all->n < 20)
+	/*
+	 * NetBurst: libpfm4 encodes ESCR/CCCR pairs, which libcpc does not
+	 * offer (a documented gap): the software events only.
+	 */
+	if (!strncmp(cpc->cpu.pfm_name, "netburst", 8)) {
+		for (i = 0; i < all->n; i++)
+			if (!cpcev_software(all->v[i]) &&
+			    !cpcev_fixed_only(&cpc->cpu, all->v[i]))
+				FAIL("NetBurst lists \"%s\"", all->v[i]);
+	} else if (all->n < 20) {
 		FAIL("only %d platform names", all->n);
+	}
 	for (i = 0; i < all->n; i++) {
 		const char *name = all->v[i];
 		int on_pic = 0;

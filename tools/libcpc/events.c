@@ -533,6 +533,12 @@ static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
 
 	if (!pfm_spell(cpu, name, spelled, sizeof(spelled)))
 		return 0;
+	/*
+	 * libpfm4's NetBurst configs are ESCR/CCCR pairs, not event selects:
+	 * the bits this library clears and sets would change what they count.
+	 */
+	if (!strncmp(cpu->pfm_name, "netburst", 8))
+		return 0;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.size = sizeof(arg);
