@@ -34,6 +34,14 @@ void __pctx_set_cpc(pctx_t *pctx, cpc_t *cpc);
 /* libcpc.c: pctx_release() unbinds the sets bound to the process. */
 void __cpc_pctx_release(cpc_t *cpc, pctx_t *pctx);
 
+/*
+ * libcpc.c, for strtoset.c: the processor, the error handler, and whether
+ * counter pic can count event.
+ */
+const struct cpcev_cpu *__cpc_cpu(cpc_t *cpc);
+cpc_errhndlr_t *__cpc_errhndlr(cpc_t *cpc);
+int __cpc_pic_counts(cpc_t *cpc, uint_t pic, const char *event);
+
 /* libcpc_v1.c: for the unit tests, the processor the v1 calls describe. */
 void __cpc_v1_set_cpu(const struct cpcev_cpu *cpu);
 void __cpc_cpu_detect(struct cpcev_cpu *cpu);
