@@ -560,20 +560,25 @@ static int pic_counts(cpc_t *cpc, uint_t pic, const char *event)
 	return cpcev_fixed_counts(&cpc->cpu, pic - ngp, event);
 }
 
-/* For strtoset.c: the processor, the error handler, pic_counts(). */
-const struct cpcev_cpu *__cpc_cpu(cpc_t *cpc)
-{
-	return &cpc->cpu;
-}
-
-cpc_errhndlr_t *__cpc_errhndlr(cpc_t *cpc)
+/* For strtoset.c, a member of its own in libcpc.a (libcpc_impl.h). */
+CPC_INTERNAL cpc_errhndlr_t *__cpc_errhndlr(cpc_t *cpc)
 {
 	return cpc->errfn;
 }
 
-int __cpc_pic_counts(cpc_t *cpc, uint_t pic, const char *event)
+CPC_INTERNAL int __cpc_pic_counts(cpc_t *cpc, uint_t pic, const char *event)
 {
 	return pic_counts(cpc, pic, event);
+}
+
+CPC_INTERNAL int __cpc_event_known(cpc_t *cpc, const char *event)
+{
+	return cpcev_known(&cpc->cpu, event);
+}
+
+CPC_INTERNAL int __cpc_attr_known(cpc_t *cpc, const char *attr)
+{
+	return cpcev_attr_known(&cpc->cpu, attr);
 }
 
 /* The picnum attribute of a request, or -1. */

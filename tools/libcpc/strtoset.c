@@ -50,7 +50,7 @@ static int sts_event_ok(cpc_t *cpc, const char *event)
 	long code;
 
 	if (!*event || strlen(event) >= CPC_MAX_EVENT_LEN ||
-	    !cpcev_known(__cpc_cpu(cpc), event))
+	    !__cpc_event_known(cpc, event))
 		return 0;
 	errno = 0;
 	code = strtol(event, &end, 0);
@@ -88,7 +88,7 @@ static int sts_attr_name(cpc_t *cpc, const char *tok, size_t *len, int *pic)
 		k--;
 	memcpy(name, tok, k);
 	name[k] = '\0';
-	if (!k || !strcmp(name, "picnum") || !cpcev_attr_known(__cpc_cpu(cpc), name))
+	if (!k || !strcmp(name, "picnum") || !__cpc_attr_known(cpc, name))
 		return 0;
 	*len = k;
 	*pic = k == n ? -1 : atoi(tok + k);
