@@ -310,6 +310,10 @@ static void check_generic(cpc_t *cpc, const struct names *gen,
 	for (i = 0; i < ARRAY_LEN(required); i++)
 		if (!has(gen, required[i]))
 			FAIL("generic \"%s\" not offered", required[i]);
+	/* the documented gap (cpc_walk_events_all.3cpc), checked below */
+	if (!has(gen, "PAPI_l2_tca"))
+		fprintf(stderr, "# %s: no PAPI_l2_*: no L2_RQSTS event in its table\n",
+			cpc->cpu.pfm_name);
 	for (i = 0; i < (size_t)gen->n; i++) {
 		int on_pic = 0;
 
