@@ -1434,20 +1434,23 @@ TEST(intel_fixed_counters_from_cpuid)
 	struct cpcev_cpu c;
 
 	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, PERFMON_V4, 0);
-	cpcev_cpu_fixed(&c, 0, 3, 0);
+	cpcev_cpu_fixed(&c, 0, 3, 0, 0, 0);
 	EXPECT_EQ(3U, c.nfixed);
-	cpcev_cpu_fixed(&c, 0, 0, 0);	/* version 2 parts report none */
+	cpcev_cpu_fixed(&c, 0, 0, 0, 0, 0);	/* version 2 parts report none */
 	EXPECT_EQ(3U, c.nfixed);
-	cpcev_cpu_fixed(&c, 0, 0, 1);	/* a VM without them */
+	cpcev_cpu_fixed(&c, 0, 0, 1, 0, 0);	/* a VM without them */
 	EXPECT_EQ(0U, c.nfixed);
 	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, 0x07300805, 0);
-	cpcev_cpu_fixed(&c, 0xf, 0x4, 0);	/* version 5: the bitmap */
+	cpcev_cpu_fixed(&c, 0xf, 0x4, 0, 0, 0);	/* version 5: the bitmap */
 	EXPECT_EQ(4U, c.nfixed);
+	/* leaf 0x23's bitmap wins where the CPU enumerates it */
+	cpcev_cpu_fixed(&c, 0xf, 0x4, 0, 1, 0x7f);
+	EXPECT_EQ(7U, c.nfixed);
 	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, 0x07300801, 0);
-	cpcev_cpu_fixed(&c, 0, 3, 0);
+	cpcev_cpu_fixed(&c, 0, 3, 0, 0, 0);
 	EXPECT_EQ(0U, c.nfixed);
 	cpcev_cpu_init(&c, "AuthenticAMD", ZEN1_EAX1, 0, 0);
-	cpcev_cpu_fixed(&c, 0, 3, 0);
+	cpcev_cpu_fixed(&c, 0, 3, 0, 0, 0);
 	EXPECT_EQ(0U, c.nfixed);
 }
 

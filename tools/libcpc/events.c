@@ -292,14 +292,16 @@ void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
 }
 
 void cpcev_cpu_fixed(struct cpcev_cpu *cpu, uint32_t ecx_a, uint32_t edx_a,
-		     int hypervisor)
+		     int hypervisor, int leaf23, uint32_t ebx23_1)
 {
 	unsigned int n;
 
 	cpu->nfixed = 0;
 	if (cpu->vendor != CPCEV_INTEL || cpu->pmu_version < 2)
 		return;
-	if (cpu->pmu_version >= 5) {
+	if (leaf23) {
+		n = (unsigned int)__builtin_popcount(ebx23_1);
+	} else if (cpu->pmu_version >= 5) {
 		n = (unsigned int)__builtin_popcount(ecx_a);
 	} else {
 		n = edx_a & 0x1f;

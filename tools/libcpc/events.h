@@ -67,12 +67,13 @@ void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
 /*
  * The fixed-function counters of an Intel processor, decoded as perf's
  * intel/core.c and the pmcompat module (module/arch/x86/pmc_cpuid.c)
- * decode them, into cpu->nfixed: leaf 0xA EDX 4:0 for versions 2 to 4 (at
- * least 3 outside a VM), the ECX bitmap from version 5; none before
- * version 2 or on other vendors.  cpcev_cpu_init() must have run.
+ * decode them, into cpu->nfixed: leaf 0x23's bitmap (subleaf 1 EBX) where
+ * the CPU enumerates it (leaf23), else leaf 0xA EDX 4:0 for versions 2 to
+ * 4 (at least 3 outside a VM) and the ECX bitmap from version 5; none
+ * before version 2 or on other vendors.  cpcev_cpu_init() must have run.
  */
 void cpcev_cpu_fixed(struct cpcev_cpu *cpu, uint32_t ecx_a, uint32_t edx_a,
-		     int hypervisor);
+		     int hypervisor, int leaf23, uint32_t ebx23_1);
 
 /*
  * Fixed-function counter k (0: instructions, 1: core cycles, 2: reference

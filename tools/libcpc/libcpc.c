@@ -268,15 +268,24 @@ static struct cpc_req *req_at(cpc_set_t *set, int index)
 void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	struct pmc_cpuid_regs r1, ra;
+	struct pmc_cpuid_regs r1, ra, r7 = { 0 }, r23 = { 0 }, r23_1 = { 0 };
+	unsigned int max = __get_cpuid_max(0, NULL);
 	char vendor[13];
 
 	pmc_cpuid_vendor(vendor);
 	pmc_cpuid(1, &r1);
 	pmc_cpuid(0xa, &ra);
 	cpcev_cpu_init(cpu, vendor, r1.eax, ra.eax, ra.ebx);
+	/* the fixed counters' bitmap of leaf 0x23 (leaf 7.1 EAX bit 8) */
+	if (max >= 7)
+		__cpuid_count(7, 1, r7.eax, r7.ebx, r7.ecx, r7.edx);
+	if (max >= 0x23 && (r7.eax & (1U << 8))) {
+		__cpuid_count(0x23, 0, r23.eax, r23.ebx, r23.ecx, r23.edx);
+		__cpuid_count(0x23, 1, r23_1.eax, r23_1.ebx, r23_1.ecx, r23_1.edx);
+	}
 	/* CPUID 1 ECX bit 31: running under a hypervisor */
-	cpcev_cpu_fixed(cpu, ra.ecx, ra.edx, !!(r1.ecx & (1U << 31)));
+	cpcev_cpu_fixed(cpu, ra.ecx, ra.edx, !!(r1.ecx & (1U << 31)),
+			r23.eax & 1, r23_1.ebx);
 #elif defined(__aarch64__)
 	/* MIDR_EL1, as the kernel exports it (events_arm64.c) */
 	cpcev_arm_cpu_init(cpu, cpcev_arm_midr());
