@@ -1287,6 +1287,173 @@ TEST(walk_functions)
 	cpc_close(cpc);
 }
 
+/*
+ * Intel's fixed-function counters are pics of their own (illumos'
+ * core_pcbe, review L9): after the 4 general-purpose pics, pic4 counts
+ * instructions only, pic5 core cycles, pic6 reference cycles.
+ */
+struct piclist {
+	int n;
+	char list[65536];
+};
+
+static void on_pic_name(void *arg, uint_t picno, const char *event)
+{
+	struct piclist *w = arg;
+
+	(void)picno;
+	w->n++;
+	if (strlen(w->list) + strlen(event) + 2 < sizeof(w->list)) {
+		strcat(w->list, event);
+		strcat(w->list, " ");
+	}
+}
+
+static int pic_lists(cpc_t *cpc, uint_t pic, int generic, const char *name)
+{
+	struct piclist w = { 0 };
+	char key[128];
+
+	if (generic)
+		cpc_walk_generic_events_pic(cpc, pic, &w, on_pic_name);
+	else
+		cpc_walk_events_pic(cpc, pic, &w, on_pic_name);
+	snprintf(key, sizeof(key), " %s ", name);
+	memmove(w.list + 1, w.list, strlen(w.list) + 1);
+	w.list[0] = ' ';
+	return strstr(w.list, key) != NULL;
+}
+
+TEST(intel_fixed_counter_pics)
+{
+	struct cpcev_cpu c = intel(0);
+	cpc_attr_t pic5[] = { { (char *)"picnum", 5 } };
+	cpc_attr_t pic4[] = { { (char *)"picnum", 4 } };
+	struct piclist w = { 0 };
+	cpc_set_t *set;
+	cpc_t *cpc;
+	int i;
+
+	c.nfixed = 3;
+	cpc = handle(&c, 7, CAPS);
+	ASSERT_NE(NULL, cpc);
+	EXPECT_EQ(7U, cpc_npic(cpc));	/* the module's count, unchanged */
+
+	/* the fixed pics list their own event only */
+	cpc_walk_events_pic(cpc, 4, &w, on_pic_name);
+	EXPECT_EQ(1, w.n);
+	EXPECT_STREQ("instr_retired.any ", w.list);
+	EXPECT_TRUE(pic_lists(cpc, 5, 0, "cpu_clk_unhalted.thread"));
+	EXPECT_TRUE(pic_lists(cpc, 5, 0, "cpu_clk_unhalted.core"));
+	EXPECT_FALSE(pic_lists(cpc, 5, 0, "br_inst_retired.all_branches"));
+	EXPECT_TRUE(pic_lists(cpc, 6, 0, "cpu_clk_unhalted.ref"));
+	EXPECT_TRUE(pic_lists(cpc, 4, 1, "PAPI_tot_ins"));
+	EXPECT_FALSE(pic_lists(cpc, 4, 1, "PAPI_br_ins"));
+	EXPECT_TRUE(pic_lists(cpc, 5, 1, "PAPI_tot_cyc"));
+	/* the general-purpose ones everything else */
+	for (i = 0; i < 4; i++) {
+		EXPECT_TRUE(pic_lists(cpc, i, 0, "br_inst_retired.all_branches"));
+		EXPECT_FALSE(pic_lists(cpc, i, 0, "instr_retired.any"));
+		EXPECT_TRUE(pic_lists(cpc, i, 1, "PAPI_br_ins"));
+	}
+	EXPECT_TRUE(listed(&c, CPCEV_PLATFORM, "instr_retired.any"));
+
+	/* a general-purpose event on a fixed counter: CPC_PIC_NOT_CAPABLE */
+	set = cpc_set_create(cpc);
+	ASSERT_NE(NULL, set);
+	err_calls = 0;
+	EXPECT_EQ(-1, cpc_set_add_request(cpc, set, "br_inst_retired.all_branches",
+					  0, CPC_COUNT_USER, 1, pic5));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(CPC_PIC_NOT_CAPABLE, err_subcode);
+	EXPECT_EQ(-1, cpc_set_add_request(cpc, set, "0xc4", 0, CPC_COUNT_USER,
+					  1, pic5));
+	EXPECT_EQ(CPC_PIC_NOT_CAPABLE, err_subcode);
+	EXPECT_EQ(0, cpc_set_add_request(cpc, set, "instr_retired.any", 0,
+					 CPC_COUNT_USER, 1, pic4));
+	EXPECT_EQ(1, cpc_set_add_request(cpc, set, "PAPI_tot_cyc", 0,
+					 CPC_COUNT_USER, 1, pic5));
+	cpc_set_destroy(cpc, set);
+
+	/* cpc_strtoset: the same, in its own words */
+	err_calls = 0;
+	EXPECT_EQ(NULL, cpc_strtoset(cpc, "pic5=br_inst_retired.all_branches", 0));
+	EXPECT_STREQ("pic5 cannot measure event 'br_inst_retired.all_branches' on this cpu\n",
+		     err_msg);
+	/* a bare fixed-counter name goes to its fixed counter */
+	set = cpc_strtoset(cpc, "br_inst_retired.all_branches,instr_retired.any", 0);
+	ASSERT_NE(NULL, set);
+	EXPECT_EQ(4, (int)req_picnum(set->reqs->nattrs, set->reqs->attrs));
+	cpc_set_destroy(cpc, set);
+	/* five general-purpose events on four counters: refused */
+	EXPECT_EQ(NULL, cpc_strtoset(cpc, "0xc4,0xc5,0x3c,0x2e,0xc0", 0));
+	EXPECT_STREQ("bad token '0xc0'\n", err_msg);
+	set = cpc_strtoset(cpc, "0xc4,0xc5,0x3c,0x2e,instr_retired.any,"
+			   "cpu_clk_unhalted.thread,cpu_clk_unhalted.ref", 0);
+	EXPECT_NE(NULL, set);
+	cpc_set_destroy(cpc, set);
+
+	/* requests without counters: five general-purpose ones do not fit */
+	set = cpc_set_create(cpc);
+	ASSERT_NE(NULL, set);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(i, cpc_set_add_request(cpc, set, "PAPI_br_ins", 0,
+						 CPC_COUNT_USER, 0, NULL));
+	EXPECT_EQ(4, cpc_set_add_request(cpc, set, "instr_retired.any", 0,
+					 CPC_COUNT_USER, 0, NULL));
+	EXPECT_EQ(5, cpc_set_add_request(cpc, set, "sw_page_faults", 0,
+					 CPC_COUNT_USER, 0, NULL));
+	err_subcode = 0;
+	EXPECT_EQ(-1, cpc_bind_curlwp(cpc, set, 0));
+	EXPECT_EQ(EBADF, errno);	/* fits: reaches the (missing) device */
+	EXPECT_EQ(6, cpc_set_add_request(cpc, set, "0xc0", 0, CPC_COUNT_USER,
+					 0, NULL));
+	EXPECT_EQ(-1, cpc_bind_curlwp(cpc, set, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(CPC_RESOURCE_UNAVAIL, err_subcode);
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+
+	/* AMD, or Intel without fixed counters: every pic alike */
+	c.nfixed = 0;
+	cpc = handle(&c, 4, CAPS);
+	ASSERT_NE(NULL, cpc);
+	EXPECT_TRUE(pic_lists(cpc, 3, 0, "instr_retired.any"));
+	set = cpc_strtoset(cpc, "pic3=instr_retired.any,pic0=0xc4", 0);
+	ASSERT_NE(NULL, set);
+	EXPECT_EQ(2, cpc_set_add_request(cpc, set, "instr_retired.any", 0,
+					 CPC_COUNT_USER, 0, NULL));
+	EXPECT_EQ(-1, cpc_bind_curlwp(cpc, set, 0));
+	EXPECT_EQ(EBADF, errno);
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+}
+
+TEST(intel_fixed_counters_from_cpuid)
+{
+	struct cpcev_cpu c;
+
+	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, PERFMON_V4, 0);
+	cpcev_cpu_fixed(&c, 0, 3, 0, 0, 0);
+	EXPECT_EQ(3U, c.nfixed);
+	cpcev_cpu_fixed(&c, 0, 0, 0, 0, 0);	/* version 2 parts report none */
+	EXPECT_EQ(3U, c.nfixed);
+	cpcev_cpu_fixed(&c, 0, 0, 1, 0, 0);	/* a VM without them */
+	EXPECT_EQ(0U, c.nfixed);
+	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, 0x07300805, 0);
+	cpcev_cpu_fixed(&c, 0xf, 0x4, 0, 0, 0);	/* version 5: the bitmap */
+	EXPECT_EQ(4U, c.nfixed);
+	/* leaf 0x23's bitmap wins where the CPU enumerates it */
+	cpcev_cpu_fixed(&c, 0xf, 0x4, 0, 1, 0x7f);
+	EXPECT_EQ(7U, c.nfixed);
+	cpcev_cpu_init(&c, "GenuineIntel", SKYLAKE_EAX1, 0x07300801, 0);
+	cpcev_cpu_fixed(&c, 0, 3, 0, 0, 0);
+	EXPECT_EQ(0U, c.nfixed);
+	cpcev_cpu_init(&c, "AuthenticAMD", ZEN1_EAX1, 0, 0);
+	cpcev_cpu_fixed(&c, 0, 3, 0, 0, 0);
+	EXPECT_EQ(0U, c.nfixed);
+}
+
 /* ---- libpctx ---------------------------------------------------------------- */
 
 static int pctx_errs;

@@ -11,12 +11,14 @@
 #include "cpctools.h"
 
 const char *cpct_progname = "cpc";
+int cpct_debug;
 
 void cpct_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
 {
-	(void)fn;
 	(void)subcode;
 	fprintf(stderr, "%s: ", cpct_progname);
+	if (cpct_debug)
+		fprintf(stderr, "%s: ", fn);
 	vfprintf(stderr, fmt, ap);
 }
 

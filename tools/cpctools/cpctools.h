@@ -69,8 +69,12 @@ void cpct_caps_word(struct cpct_caps_col *c, const char *word, const char *newli
  */
 int cpct_set_make(cpc_t *cpc, const char *spec, struct cpct_set *s);
 
-/* The program name the error handler prefixes. */
+/*
+ * The program name the error handler prefixes, and with cpct_debug (-D)
+ * the library function's name after it, as Solaris' tools do.
+ */
 extern const char *cpct_progname;
+extern int cpct_debug;
 void cpct_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 
 #endif /* CPCTOOLS_H */

@@ -28,8 +28,9 @@
 #include "cpctools.h"
 
 /* Solaris' usage text (cputrack(1) keeps its name). */
-#define USAGE "Usage:\n\t%s [-c events] [-p period] [-nstD] [-T d|u] [interval [count]]\n\n" \
-	"\t-c events specify processor events to be monitored\n" \
+#define USAGE "Usage:\n\t%s -c spec [-c spec]... [-p period] [-T u|d]\n" \
+	"\t\t[-sntD] [interval [count]]\n\n" \
+	"\t-c spec\t  specify processor events to be monitored\n" \
 	"\t-n\t  suppress titles\n" \
 	"\t-p period cycle through event list periodically\n" \
 	"\t-s\t  run user soaker thread for system-only events\n" \
@@ -51,8 +52,8 @@ struct cpu {
 	pthread_mutex_t soak_lock;
 	pthread_cond_t soak_cv;
 	int soak_run;			/* the soaker spins (else it waits) */
-	int err;			/* errno of a failed bind or sample */
-	const char *errfn;
+	int err;			/* errno of a failed bind or sample: stopped */
+	int reported;			/* its message was printed */
 };
 
 static struct {
@@ -81,35 +82,34 @@ static void print_usage(FILE *f)
 	fprintf(f, USAGE, "cpustat", CPC_TICKREG_NAME);
 }
 
-static void usage(void)
-{
-	print_usage(stderr);
-	exit(2);
-}
-
 /* ---- per-CPU threads ------------------------------------------------------------ */
-
-static int cpu_bind(struct cpu *c, int s)
-{
-	if (cpc_bind_cpu(g.cpc, c->id, c->sets[s].set, 0) < 0) {
-		c->err = errno;
-		c->errfn = "bind";
-		return -1;
-	}
-	c->cur = s;
-	if (cpc_set_sample(g.cpc, c->sets[s].set, c->base[s]) < 0) {
-		c->err = errno;
-		c->errfn = "sample";
-		return -1;
-	}
-	return 0;
-}
 
 static void cpu_unbind(struct cpu *c)
 {
 	if (c->cur >= 0)
 		cpc_unbind(g.cpc, c->sets[c->cur].set);
 	c->cur = -1;
+}
+
+/*
+ * A failed bind or sample stops this CPU only (Solaris' gtick() returns):
+ * the others go on, and cpustat exits 1 after the totals.
+ */
+static void cpu_fail(struct cpu *c)
+{
+	c->err = errno ? errno : EIO;
+	cpu_unbind(c);
+}
+
+static void cpu_bind(struct cpu *c, int s)
+{
+	if (cpc_bind_cpu(g.cpc, c->id, c->sets[s].set, 0) < 0) {
+		cpu_fail(c);
+		return;
+	}
+	c->cur = s;
+	if (cpc_set_sample(g.cpc, c->sets[s].set, c->base[s]) < 0)
+		cpu_fail(c);
 }
 
 static void cpu_sample(struct cpu *c)
@@ -119,8 +119,7 @@ static void cpu_sample(struct cpu *c)
 	if (s < 0)
 		return;
 	if (cpc_set_sample(g.cpc, c->sets[s].set, c->now[s]) < 0) {
-		c->err = errno;
-		c->errfn = "sample";
+		cpu_fail(c);
 		return;
 	}
 	cpc_buf_sub(g.cpc, c->diff[s], c->now[s], c->base[s]);
@@ -156,8 +155,10 @@ static void *cpu_main(void *arg)
 
 		switch (cmd) {
 		case CMD_SAMPLE:
+			if (c->err)
+				break;
 			cpu_sample(c);
-			if (next != c->cur) {
+			if (!c->err && next != c->cur) {
 				cpu_unbind(c);
 				if (next >= 0 && !c->err)
 					cpu_bind(c, next);
@@ -300,7 +301,7 @@ static int cpu_setup(struct cpu *c, int id)
 		return -1;
 	for (s = 0; s < g.nsets; s++) {
 		if (cpct_set_make(g.cpc, g.specs[s], &c->sets[s]) < 0)
-			return -2;
+			return -1;
 		c->base[s] = cpc_buf_create(g.cpc, c->sets[s].set);
 		c->now[s] = cpc_buf_create(g.cpc, c->sets[s].set);
 		c->diff[s] = cpc_buf_create(g.cpc, c->sets[s].set);
@@ -326,17 +327,41 @@ static void debug_req(void *arg, int index, const char *event, uint64_t preset,
 
 /* ---- output ------------------------------------------------------------------- */
 
+/*
+ * -T: Solaris' print_timestamp(), before every CPU's row: the seconds since
+ * the Epoch, or the date in date(1)'s format (with the time zone).
+ */
 static void timestamp(char fmt)
 {
 	time_t t = time(NULL);
-	char buf[128];
+	char buf[256];
 
 	if (fmt == 'u') {
 		printf("%lld\n", (long long)t);
 	} else if (fmt == 'd') {
-		if (strftime(buf, sizeof(buf), nl_langinfo(D_T_FMT), localtime(&t)))
+		if (strftime(buf, sizeof(buf), nl_langinfo(_DATE_FMT), localtime(&t)))
 			printf("%s\n", buf);
 	}
+}
+
+/* "cpustat: cpuN - reason", once, for a CPU that stopped. */
+static int report_failed(void)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < g.ncpus; i++) {
+		struct cpu *c = &g.cpus[i];
+
+		if (!c->err)
+			continue;
+		failed++;
+		if (c->reported)
+			continue;
+		fflush(stdout);
+		fprintf(stderr, "cpustat: cpu%d - %s\n", c->id, strerror(c->err));
+		c->reported = 1;
+	}
+	return failed;
 }
 
 static double secs_since(hrtime_t t, hrtime_t t0)
@@ -364,34 +389,50 @@ static int wait_until(const sigset_t *sigs, hrtime_t deadline)
 	}
 }
 
-int main(int argc, char **argv)
-{
-	double interval = 5.0, period = 0.0;
-	long long count = -1, n;
-	const char **specs = NULL;
-	hrtime_t t0, deadline, last = 0;
-	uint64_t **total = NULL, *ttick = NULL;
-	int nspecs = 0, c, i, s, ret = 0, hflag = 0, *ids = NULL, interrupted = 0;
-	int soakers = 0;
-	char tsfmt = 0, *end;
-	sigset_t sigs;
+/* The options and operands, parsed as Solaris' cpustat parses them. */
+struct args {
+	double interval, period;
+	long long count;
+	int doperiod, help;
+	char tsfmt;
+	const char **specs;
+	int nspecs;
+};
 
-	cpct_progname = "cpustat";
-	setlocale(LC_ALL, "");
+/*
+ * Parse the command line: 0, or the number of errors.  A bad -c is
+ * reported by the library's message, a bad -p, interval or count by
+ * "invalid parameter" or "invalid argument"; the caller prints the usage.
+ */
+static int parse(int argc, char **argv, struct args *a)
+{
+	int c, errcnt = 0;
+	char *end;
+
 	opterr = 0;
-	while ((c = getopt(argc, argv, "Dc:hntT:sp:")) != -1) {
+	while (!errcnt && (c = getopt(argc, argv, "Dc:hntT:sp:")) != -1) {
 		switch (c) {
 		case 'D':
 			g.debug = 1;
+			cpct_debug = 1;
 			break;
-		case 'c':
-			specs = realloc(specs, (nspecs + 1) * sizeof(*specs));
-			if (!specs)
-				return 1;
-			specs[nspecs++] = optarg;
+		case 'c': {
+			struct cpct_set probe;
+
+			/* As Solaris: the specification is checked here. */
+			if (cpct_set_make(g.cpc, optarg, &probe) < 0) {
+				errcnt++;
+				break;
+			}
+			cpc_set_destroy(g.cpc, probe.set);
+			a->specs = realloc(a->specs, (a->nspecs + 1) * sizeof(*a->specs));
+			if (!a->specs)
+				exit(1);
+			a->specs[a->nspecs++] = optarg;
 			break;
+		}
 		case 'h':
-			hflag = 1;
+			a->help = 1;
 			break;
 		case 'n':
 			g.notitle = 1;
@@ -400,43 +441,103 @@ int main(int argc, char **argv)
 			g.tsc = 1;
 			break;
 		case 'T':
-			if (strcmp(optarg, "u") && strcmp(optarg, "d"))
-				usage();
-			tsfmt = optarg[0];
+			/* Solaris looks at the first character only. */
+			if (optarg[0] == 'u' || optarg[0] == 'd')
+				a->tsfmt = optarg[0];
+			else
+				errcnt++;
 			break;
 		case 's':
 			g.soak = 1;
 			break;
 		case 'p':
+			a->doperiod = 1;
 			errno = 0;
-			period = strtod(optarg, &end);
-			if (errno || *end || !(period > 0) || !isfinite(period))
-				usage();
+			a->period = strtod(optarg, &end);
+			if (*end || end == optarg || errno || !isfinite(a->period)) {
+				fprintf(stderr, "cpustat: invalid parameter \"%s\"\n", optarg);
+				errcnt++;
+			}
 			break;
 		default:
-			usage();
+			errcnt++;
+			break;
 		}
 	}
-	if (optind < argc) {
+	if (errcnt)
+		return errcnt;
+	switch (argc - optind) {
+	case 0:
+		break;
+	case 2:
 		errno = 0;
-		interval = strtod(argv[optind], &end);
-		if (errno || *end || !(interval > 0) || !isfinite(interval) ||
-		    interval > 1e8)
-			usage();
-		optind++;
-	}
-	if (optind < argc) {
+		a->count = strtoll(argv[optind + 1], &end, 10);
+		if (*end || end == argv[optind + 1] || errno) {
+			fprintf(stderr, "cpustat: invalid argument \"%s\"\n", argv[optind + 1]);
+			return 1;
+		}
+		if (a->count <= 0)
+			return 1;
+		/* fall through */
+	case 1:
 		errno = 0;
-		count = strtoll(argv[optind], &end, 10);
-		if (errno || *end || count <= 0)
-			usage();
-		optind++;
+		a->interval = strtod(argv[optind], &end);
+		if (*end || end == argv[optind] || errno || !isfinite(a->interval)) {
+			fprintf(stderr, "cpustat: invalid argument \"%s\"\n", argv[optind]);
+			return 1;
+		}
+		break;
+	default:
+		return 1;
 	}
-	if (optind < argc)
-		usage();
-	if (!hflag && !nspecs)
-		usage();
+	/* Solaris counts in whole milliseconds: less than 1 is an error. */
+	if (!(a->interval * 1000 >= 1) || a->interval > 1e8)
+		return 1;
+	return 0;
+}
 
+/* Print every CPU's row of set s for the interval that ended; add up the totals. */
+static void print_rows(int s, char tsfmt, uint64_t *total, uint64_t *ttick,
+		       hrtime_t t0, hrtime_t *last)
+{
+	int i, k;
+
+	for (i = 0; i < g.ncpus; i++) {
+		struct cpu *cp = &g.cpus[i];
+		struct cpct_set *cs = &cp->sets[s];
+		uint64_t vals[CPCT_MAX_REQS];
+
+		if (cp->err)
+			continue;
+		for (k = 0; k < cs->nreqs; k++) {
+			cpc_buf_get(g.cpc, cp->diff[s], k, &vals[k]);
+			total[k] += vals[k];
+		}
+		*ttick += cpc_buf_tick(g.cpc, cp->diff[s]);
+		if (cpc_buf_hrtime(g.cpc, cp->now[s]) > *last)
+			*last = cpc_buf_hrtime(g.cpc, cp->now[s]);
+		if (tsfmt)
+			timestamp(tsfmt);
+		cpustat_row(stdout, secs_since(cpc_buf_hrtime(g.cpc, cp->now[s]), t0),
+			    cp->id, "tick", g.tsc, cpc_buf_tick(g.cpc, cp->diff[s]),
+			    vals, cs->nreqs, g.nsets > 1 ? cs->spec : NULL);
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .interval = 5.0, .count = -1 };
+	hrtime_t t0, deadline, last = 0;
+	uint64_t **total = NULL, *ttick = NULL;
+	int i, s, ret = 0, *ids = NULL, soakers = 0, errcnt;
+	long long n;
+	double rest_secs = 0;
+	sigset_t sigs;
+
+	cpct_progname = "cpustat";
+	setlocale(LC_ALL, "");
+	/* As Solaris: the counters first, then the options (-c needs them). */
 	g.cpc = cpc_open(CPC_VER_CURRENT);
 	if (!g.cpc) {
 		fprintf(stderr, "cpustat: cannot access performance counters - %s\n",
@@ -444,15 +545,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cpc_seterrhndlr(g.cpc, cpct_errhndlr);
-	if (hflag) {
-		print_usage(stdout);
-		putchar('\n');
-		cpct_caps(stdout, g.cpc);
-		cpc_close(g.cpc);
-		return 0;
+	errcnt = parse(argc, argv, &a);
+	if (errcnt || a.help || !a.nspecs) {
+		print_usage(a.help ? stdout : stderr);
+		if (a.help) {
+			putchar('\n');
+			cpct_caps(stdout, g.cpc);
+			cpc_close(g.cpc);
+			return 0;
+		}
+		return 2;
 	}
-	g.nsets = nspecs;
-	g.specs = specs;
+	g.nsets = a.nspecs;
+	g.specs = a.specs;
 
 	g.ncpus = online_cpus(&ids);
 	if (g.ncpus <= 0) {
@@ -466,11 +571,7 @@ int main(int argc, char **argv)
 	if (!g.cpus || !total || !ttick || !g.sysonly)
 		return 1;
 	for (i = 0; i < g.ncpus; i++) {
-		int r = cpu_setup(&g.cpus[i], ids[i]);
-
-		if (r == -2)
-			return 2;	/* the specification was reported */
-		if (r < 0) {
+		if (cpu_setup(&g.cpus[i], ids[i]) < 0) {
 			perror("cpustat");
 			return 1;
 		}
@@ -480,7 +581,7 @@ int main(int argc, char **argv)
 		if (!total[s])
 			return 1;
 		if (g.debug) {
-			fprintf(stderr, "cpustat: set %d: %s\n", s, specs[s]);
+			fprintf(stderr, "cpustat: set %d: %s\n", s, a.specs[s]);
 			cpc_walk_requests(g.cpc, g.cpus[0].sets[s].set, NULL, debug_req);
 		}
 		g.sysonly[s] = 1;
@@ -492,11 +593,16 @@ int main(int argc, char **argv)
 	/* Soakers only for a set that counts system events only. */
 	if (!soakers)
 		g.soak = 0;
-	/* -p: the count is of cycles; a rest only with several sets. */
-	if (period > 0 && count > 0)
-		count *= g.nsets;
-	if (period > 0 && (g.nsets < 2 || period <= interval * g.nsets))
-		period = 0;	/* no time left to rest */
+	/*
+	 * -p (Solaris): the count is of cycles through the sets, and the
+	 * rest after each cycle what the period leaves (none with one set).
+	 */
+	if (a.doperiod) {
+		if (a.count > 0)
+			a.count *= g.nsets;
+		if (g.nsets > 1)
+			rest_secs = a.period - a.interval * g.nsets;
+	}
 
 	/* Only the main thread takes the terminating signals. */
 	sigemptyset(&sigs);
@@ -517,9 +623,14 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&g.lock);
 	for (i = 0; i < g.ncpus; i++) {
 		if (pthread_create(&g.cpus[i].thr, NULL, cpu_main, &g.cpus[i])) {
-			fprintf(stderr, "cpustat: cannot create thread: %s\n", strerror(errno));
-			ret = 1;
-			goto out;
+			fprintf(stderr, "cpustat: cannot create thread for cpu%d\n",
+				g.cpus[i].id);
+			g.cpus[i].err = EAGAIN;
+			g.cpus[i].reported = 1;
+			pthread_mutex_lock(&g.lock);
+			g.ndone++;
+			pthread_mutex_unlock(&g.lock);
+			continue;
 		}
 		g.cpus[i].have_thr = 1;
 	}
@@ -527,89 +638,52 @@ int main(int argc, char **argv)
 	while (g.ndone < g.ncpus)
 		pthread_cond_wait(&g.done_cv, &g.lock);
 	pthread_mutex_unlock(&g.lock);
-	for (i = 0; i < g.ncpus; i++) {
-		if (g.cpus[i].err) {
-			fprintf(stderr, "cpustat: cannot %s cpu%d - %s\n", g.cpus[i].errfn,
-				g.cpus[i].id, strerror(g.cpus[i].err));
-			ret = 1;
-		}
-	}
-	if (ret)
-		goto out;
 
 	t0 = gethrtime();
 	deadline = t0;
 	s = 0;
-	/* The title once all CPUs count; with several sets, at every set. */
+	/* The title once, as Solaris, once every CPU counts. */
 	if (!g.notitle) {
 		cpustat_title(stdout, g.tsc, &g.cpus[0].sets[0]);
 		fflush(stdout);
 	}
-	for (n = 0; count < 0 || n < count; n++) {
+	for (n = 0; a.count < 0 || n < a.count; n++) {
 		int next = (s + 1) % g.nsets, rest;
 
-		deadline += (hrtime_t)llround(interval * 1e9);
-		if (wait_until(&sigs, deadline)) {
-			interrupted = 1;
+		/* Nothing left counting: straight to the totals. */
+		if (report_failed() == g.ncpus)
 			break;
-		}
+		deadline += (hrtime_t)llround(a.interval * 1e9);
+		if (wait_until(&sigs, deadline))
+			break;
 		/* Rest (unbound) after the last set of a cycle, with -p. */
-		rest = period > 0 && next == 0;
+		rest = rest_secs > 0 && next == 0;
 		/* The soakers wait while resting or a set counts user events. */
 		if (rest || !g.sysonly[next])
 			soak_all(0);
 		command(CMD_SAMPLE, rest ? -1 : next);
 		if (!rest && g.sysonly[next])
 			soak_all(1);
-		if (tsfmt)
-			timestamp(tsfmt);
-		if (!g.notitle && g.nsets > 1 && n > 0)
-			cpustat_title(stdout, g.tsc, &g.cpus[0].sets[s]);
-		for (i = 0; i < g.ncpus; i++) {
-			struct cpu *cp = &g.cpus[i];
-			struct cpct_set *cs = &cp->sets[s];
-			uint64_t vals[CPCT_MAX_REQS];
-			int k;
-
-			if (cp->err) {
-				fprintf(stderr, "cpustat: cannot %s cpu%d - %s\n", cp->errfn,
-					cp->id, strerror(cp->err));
-				ret = 1;
-				goto out;
-			}
-			for (k = 0; k < cs->nreqs; k++) {
-				cpc_buf_get(g.cpc, cp->diff[s], k, &vals[k]);
-				total[s][k] += vals[k];
-			}
-			ttick[s] += cpc_buf_tick(g.cpc, cp->diff[s]);
-			if (cpc_buf_hrtime(g.cpc, cp->now[s]) > last)
-				last = cpc_buf_hrtime(g.cpc, cp->now[s]);
-			cpustat_row(stdout, secs_since(cpc_buf_hrtime(g.cpc, cp->now[s]), t0),
-				    cp->id, "tick", g.tsc, cpc_buf_tick(g.cpc, cp->diff[s]),
-				    vals, cs->nreqs, g.nsets > 1 ? cs->spec : NULL);
-		}
-		fflush(stdout);
+		report_failed();
+		print_rows(s, a.tsfmt, total[s], &ttick[s], t0, &last);
 		if (rest) {
-			deadline += (hrtime_t)llround((period - interval * g.nsets) * 1e9);
-			if (wait_until(&sigs, deadline)) {
-				interrupted = 1;
-				s = next;
+			deadline += (hrtime_t)llround(rest_secs * 1e9);
+			if (wait_until(&sigs, deadline))
 				break;
-			}
 			if (g.sysonly[0])
 				soak_all(1);
 			command(CMD_BIND, 0);
 		}
 		s = next;
 	}
-	(void)interrupted;
+	if (report_failed())
+		ret = 1;
 	/* The totals of every set, over all CPUs and intervals. */
 	for (s = 0; s < g.nsets; s++)
 		cpustat_row(stdout, secs_since(last ? last : gethrtime(), t0), g.ncpus,
 			    "total", g.tsc, ttick[s], total[s], g.cpus[0].sets[s].nreqs,
-			    g.nsets > 1 ? specs[s] : NULL);
+			    g.nsets > 1 ? a.specs[s] : NULL);
 	fflush(stdout);
-out:
 	command(CMD_QUIT, -1);
 	for (i = 0; i < g.ncpus; i++)
 		if (g.cpus[i].have_thr)

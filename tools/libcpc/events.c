@@ -291,6 +291,26 @@ void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
 	}
 }
 
+void cpcev_cpu_fixed(struct cpcev_cpu *cpu, uint32_t ecx_a, uint32_t edx_a,
+		     int hypervisor, int leaf23, uint32_t ebx23_1)
+{
+	unsigned int n;
+
+	cpu->nfixed = 0;
+	if (cpu->vendor != CPCEV_INTEL || cpu->pmu_version < 2)
+		return;
+	if (leaf23) {
+		n = (unsigned int)__builtin_popcount(ebx23_1);
+	} else if (cpu->pmu_version >= 5) {
+		n = (unsigned int)__builtin_popcount(ecx_a);
+	} else {
+		n = edx_a & 0x1f;
+		if (!hypervisor && n < 3)
+			n = 3;
+	}
+	cpu->nfixed = n;
+}
+
 void cpcev_cciname(const struct cpcev_cpu *cpu, char *buf, size_t len)
 {
 	switch (cpu->vendor) {
@@ -368,11 +388,21 @@ const char *cpcev_attr_list(const struct cpcev_cpu *cpu)
 	}
 }
 
+static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
+		      uint64_t *config, uint64_t *valid);
+
 static int intel_listed(const struct cpcev_cpu *cpu, const struct raw_event *e)
 {
-	/* Version 0: CPUID says nothing; offer every architectural event. */
-	if (e->arch_bit < 0 || cpu->pmu_version == 0)
+	uint64_t config, valid;
+
+	if (e->arch_bit < 0)
 		return 1;
+	/*
+	 * Version 0: CPUID says nothing (no leaf 0xA: NetBurst and older,
+	 * or a VM); the event exists only if the model's table has it.
+	 */
+	if (cpu->pmu_version == 0)
+		return pfm_lookup(cpu, e->name, &config, &valid);
 	return (unsigned int)e->arch_bit < cpu->arch_len &&
 	       !(cpu->arch_unavail & (1U << e->arch_bit));
 }
@@ -505,6 +535,12 @@ static int pfm_lookup(const struct cpcev_cpu *cpu, const char *name,
 
 	if (!pfm_spell(cpu, name, spelled, sizeof(spelled)))
 		return 0;
+	/*
+	 * libpfm4's NetBurst configs are ESCR/CCCR pairs, not event selects:
+	 * the bits this library clears and sets would change what they count.
+	 */
+	if (!strncmp(cpu->pfm_name, "netburst", 8))
+		return 0;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.size = sizeof(arg);
@@ -632,6 +668,63 @@ static void pfm_walk_events(const struct cpcev_cpu *cpu,
 				*p = tolower((unsigned char)*p);
 		walk_one_name(&w, name);
 	}
+}
+
+/* ---- the fixed-function counters ------------------------------------------ */
+
+static const struct generic_event *find_generic(const struct generic_event *t,
+						size_t n, const char *name);
+
+/*
+ * What each of Intel's first three fixed counters counts: illumos' names
+ * for it (core_pcbe), then the generic event perf places there.
+ */
+static const char *const fixed_names[][3] = {
+	{ "instr_retired.any", NULL, "PAPI_tot_ins" },
+	{ "cpu_clk_unhalted.thread", "cpu_clk_unhalted.core", "PAPI_tot_cyc" },
+	{ "cpu_clk_unhalted.ref", NULL, "PAPI_ref_cyc" },
+};
+
+int cpcev_fixed_walk(const struct cpcev_cpu *cpu, unsigned int k, int classes,
+		     void (*fn)(void *arg, const char *name), void *arg)
+{
+	int n = 0;
+
+	if (cpu->vendor != CPCEV_INTEL || k >= ARRAY_LEN(fixed_names))
+		return 0;
+	if (classes & CPCEV_PLATFORM) {
+		fn(arg, fixed_names[k][0]);
+		n++;
+		if (fixed_names[k][1]) {
+			fn(arg, fixed_names[k][1]);
+			n++;
+		}
+	}
+	if (classes & CPCEV_GENERIC) {
+		fn(arg, fixed_names[k][2]);
+		n++;
+	}
+	return n;
+}
+
+int cpcev_fixed_counts(const struct cpcev_cpu *cpu, unsigned int k,
+		       const char *event)
+{
+	size_t i;
+
+	if (cpu->vendor != CPCEV_INTEL || k >= ARRAY_LEN(fixed_names))
+		return 0;
+	for (i = 0; i < ARRAY_LEN(fixed_names[k]); i++)
+		if (fixed_names[k][i] && !strcmp(fixed_names[k][i], event))
+			return 1;
+	return 0;
+}
+
+int cpcev_fixed_only(const struct cpcev_cpu *cpu, const char *event)
+{
+	return cpu->vendor == CPCEV_INTEL &&
+	       find_generic(intel_fixed_events, ARRAY_LEN(intel_fixed_events),
+			    event) != NULL;
 }
 
 /* ---- names, again -------------------------------------------------------- */

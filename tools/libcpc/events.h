@@ -33,6 +33,12 @@ struct cpcev_cpu {
 	/* arm64: MIDR_EL1's fields (vendor CPCEV_ARM) */
 	unsigned int midr_impl, midr_variant, midr_part, midr_rev;
 	char pfm_desc[64];		/* libpfm4's description of pfm_pmu */
+	/*
+	 * Intel's fixed-function counters (cpcev_cpu_fixed()): the last
+	 * nfixed pics, after the general-purpose ones, as illumos' core_pcbe
+	 * numbers them.  0: every pic is general-purpose.
+	 */
+	unsigned int nfixed;
 };
 
 /* The event classes of cpcev_walk(). */
@@ -57,6 +63,35 @@ struct cpcev_perf {
  */
 void cpcev_cpu_init(struct cpcev_cpu *cpu, const char vendor[12],
 		    uint32_t eax1, uint32_t eax_a, uint32_t ebx_a);
+
+/*
+ * The fixed-function counters of an Intel processor, decoded as perf's
+ * intel/core.c and the pmcompat module (module/arch/x86/pmc_cpuid.c)
+ * decode them, into cpu->nfixed: leaf 0x23's bitmap (subleaf 1 EBX) where
+ * the CPU enumerates it (leaf23), else leaf 0xA EDX 4:0 for versions 2 to
+ * 4 (at least 3 outside a VM) and the ECX bitmap from version 5; none
+ * before version 2 or on other vendors.  cpcev_cpu_init() must have run.
+ */
+void cpcev_cpu_fixed(struct cpcev_cpu *cpu, uint32_t ecx_a, uint32_t edx_a,
+		     int hypervisor, int leaf23, uint32_t ebx23_1);
+
+/*
+ * Fixed-function counter k (0: instructions, 1: core cycles, 2: reference
+ * cycles): call fn for each of its names of the classes (illumos' fixed
+ * names and the PAPI_* ones perf places there).  Returns the count.
+ */
+int cpcev_fixed_walk(const struct cpcev_cpu *cpu, unsigned int k, int classes,
+		     void (*fn)(void *arg, const char *name), void *arg);
+
+/* 1 if fixed counter k can count event. */
+int cpcev_fixed_counts(const struct cpcev_cpu *cpu, unsigned int k,
+		       const char *event);
+
+/* 1 if event is one only a fixed counter counts ("instr_retired.any"). */
+int cpcev_fixed_only(const struct cpcev_cpu *cpu, const char *event);
+
+/* 1 if event needs no counter at all (the Linux software events). */
+int cpcev_software(const char *event);
 
 /*
  * Choose the libpfm4 core PMU of the processor: the one libpfm4 detected

@@ -459,3 +459,35 @@ int cpcev_resolve(const struct cpcev_cpu *cpu, const char *event,
 	out->config = (uint64_t)code;
 	return 0;
 }
+
+/*
+ * Every counter of an Arm PMU is listed alike (the cycle counter counts
+ * cycles only, but perf places a cycles request where it likes): no pic
+ * is a fixed-function one, nfixed stays 0.
+ */
+int cpcev_fixed_walk(const struct cpcev_cpu *cpu, unsigned int k, int classes,
+		     void (*fn)(void *arg, const char *name), void *arg)
+{
+	(void)cpu;
+	(void)k;
+	(void)classes;
+	(void)fn;
+	(void)arg;
+	return 0;
+}
+
+int cpcev_fixed_counts(const struct cpcev_cpu *cpu, unsigned int k,
+		       const char *event)
+{
+	(void)cpu;
+	(void)k;
+	(void)event;
+	return 0;
+}
+
+int cpcev_fixed_only(const struct cpcev_cpu *cpu, const char *event)
+{
+	(void)cpu;
+	(void)event;
+	return 0;
+}

@@ -56,6 +56,11 @@ int cpcev_sw_find(const char *name, struct cpcev_perf *out)
 	return 0;
 }
 
+int cpcev_software(const char *event)
+{
+	return cpcev_sw_find(event, NULL);
+}
+
 static const char *const errstr[] = {
 	[CPC_INVALID_EVENT] = "Unknown event\n",
 	[CPC_INVALID_PICNUM] = "Invalid counter number\n",

@@ -262,27 +262,30 @@ static struct cpc_req *req_at(cpc_set_t *set, int index)
 	return NULL;
 }
 
-CPC_EXPORT hrtime_t gethrtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (hrtime_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* ---- the handle ------------------------------------------------------------- */
 
 /* The processor this runs on, with libpfm4's table for it (v1 too). */
 void __cpc_cpu_detect(struct cpcev_cpu *cpu)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	struct pmc_cpuid_regs r1, ra;
+	struct pmc_cpuid_regs r1, ra, r7 = { 0 }, r23 = { 0 }, r23_1 = { 0 };
+	unsigned int max = __get_cpuid_max(0, NULL);
 	char vendor[13];
 
 	pmc_cpuid_vendor(vendor);
 	pmc_cpuid(1, &r1);
 	pmc_cpuid(0xa, &ra);
 	cpcev_cpu_init(cpu, vendor, r1.eax, ra.eax, ra.ebx);
+	/* the fixed counters' bitmap of leaf 0x23 (leaf 7.1 EAX bit 8) */
+	if (max >= 7)
+		__cpuid_count(7, 1, r7.eax, r7.ebx, r7.ecx, r7.edx);
+	if (max >= 0x23 && (r7.eax & (1U << 8))) {
+		__cpuid_count(0x23, 0, r23.eax, r23.ebx, r23.ecx, r23.edx);
+		__cpuid_count(0x23, 1, r23_1.eax, r23_1.ebx, r23_1.ecx, r23_1.edx);
+	}
+	/* CPUID 1 ECX bit 31: running under a hypervisor */
+	cpcev_cpu_fixed(cpu, ra.ecx, ra.edx, !!(r1.ecx & (1U << 31)),
+			r23.eax & 1, r23_1.ebx);
 #elif defined(__aarch64__)
 	/* MIDR_EL1, as the kernel exports it (events_arm64.c) */
 	cpcev_arm_cpu_init(cpu, cpcev_arm_midr());
@@ -534,6 +537,115 @@ CPC_EXPORT int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
+/* ---- counters --------------------------------------------------------------- */
+
+/*
+ * The general-purpose counters: the first pics.  On Intel the fixed-function
+ * counters come after them, as illumos' core_pcbe numbers its pics; the
+ * module's count (cpc_npic()) is of both.  Elsewhere every pic is one.
+ */
+static uint_t pic_ngp(cpc_t *cpc)
+{
+	uint_t nfixed = cpc->cpu.nfixed;
+
+	if (!nfixed || !cpc->npic)
+		return cpc->npic;
+	if (nfixed >= cpc->npic)
+		nfixed = cpc->npic - 1;
+	return cpc->npic - nfixed;
+}
+
+/* 1 if counter pic can count event (a known name or raw code). */
+static int pic_counts(cpc_t *cpc, uint_t pic, const char *event)
+{
+	uint_t ngp = pic_ngp(cpc);
+
+	if (pic >= cpc->npic)
+		return 0;
+	if (ngp == cpc->npic)
+		return 1;
+	if (pic < ngp)
+		return !cpcev_fixed_only(&cpc->cpu, event);
+	return cpcev_fixed_counts(&cpc->cpu, pic - ngp, event);
+}
+
+/* For strtoset.c, a member of its own in libcpc.a (libcpc_impl.h). */
+CPC_INTERNAL cpc_errhndlr_t *__cpc_errhndlr(cpc_t *cpc)
+{
+	return cpc->errfn;
+}
+
+CPC_INTERNAL int __cpc_pic_counts(cpc_t *cpc, uint_t pic, const char *event)
+{
+	return pic_counts(cpc, pic, event);
+}
+
+CPC_INTERNAL int __cpc_event_known(cpc_t *cpc, const char *event)
+{
+	return cpcev_known(&cpc->cpu, event);
+}
+
+CPC_INTERNAL int __cpc_attr_known(cpc_t *cpc, const char *attr)
+{
+	return cpcev_attr_known(&cpc->cpu, attr);
+}
+
+/* The picnum attribute of a request, or -1. */
+static int64_t req_picnum(uint_t nattrs, const cpc_attr_t *attrs)
+{
+	uint_t i;
+
+	for (i = 0; i < nattrs; i++)
+		if (attrs[i].ca_name && !strcmp(attrs[i].ca_name, "picnum"))
+			return attrs[i].ca_val < (uint64_t)INT32_MAX ?
+			       (int64_t)attrs[i].ca_val : INT32_MAX;
+	return -1;
+}
+
+/*
+ * Whether the requests (from head on) can all be placed: each named counter
+ * once, the others on a counter that can count them, general-purpose
+ * events on the general-purpose counters; software events need none.
+ * Solaris' kernel refuses a set that does not fit, at bind, with
+ * CPC_RESOURCE_UNAVAIL.
+ */
+static int reqs_fit(cpc_t *cpc, const struct cpc_req *head)
+{
+	uint_t ngp = pic_ngp(cpc), k;
+	const struct cpc_req *r;
+	uint64_t used = 0;
+	int need = 0;
+
+	/* Named counters first. */
+	for (r = head; r; r = r->next) {
+		int64_t p = req_picnum(r->nattrs, r->attrs);
+
+		if (p < 0)
+			continue;
+		if (p >= 64 || (used & (1ULL << p)))
+			return 0;
+		used |= 1ULL << p;
+	}
+	for (r = head; r; r = r->next) {
+		if (req_picnum(r->nattrs, r->attrs) >= 0 ||
+		    cpcev_software(r->event))
+			continue;
+		for (k = ngp; k < cpc->npic && k < 64; k++)
+			if (!(used & (1ULL << k)) && pic_counts(cpc, k, r->event))
+				break;
+		if (k < cpc->npic && k < 64)
+			used |= 1ULL << k;
+		else if (ngp < cpc->npic && cpcev_fixed_only(&cpc->cpu, r->event))
+			return 0;
+		else
+			need++;
+	}
+	for (k = 0; k < ngp && k < 64; k++)
+		if (used & (1ULL << k))
+			need++;
+	return need <= (int)ngp;
+}
+
 /* Check a request before it is added: 0 or a CPC_* subcode. */
 static int req_check(cpc_t *cpc, const char *event, uint_t nattrs,
 		     const cpc_attr_t *attrs)
@@ -549,9 +661,13 @@ static int req_check(cpc_t *cpc, const char *event, uint_t nattrs,
 		if (!name || strlen(name) >= CPC_MAX_ATTR_LEN ||
 		    !cpcev_attr_known(&cpc->cpu, name))
 			return CPC_INVALID_ATTRIBUTE;
-		/* Every counter can count every event: no CPC_PIC_NOT_CAPABLE. */
-		if (!strcmp(name, "picnum") && attrs[i].ca_val >= cpc->npic)
+		if (strcmp(name, "picnum"))
+			continue;
+		if (attrs[i].ca_val >= cpc->npic)
 			return CPC_INVALID_PICNUM;
+		/* Intel's fixed-function counters count one event each. */
+		if (!pic_counts(cpc, (uint_t)attrs[i].ca_val, event))
+			return CPC_PIC_NOT_CAPABLE;
 	}
 	return 0;
 }
@@ -664,7 +780,7 @@ static int set_build(cpc_t *cpc, cpc_set_t *set,
 
 	if (set->nreqs <= 0)
 		return EINVAL;
-	if (set->nreqs > PMC_CPC_MAX_REQS) {
+	if (set->nreqs > PMC_CPC_MAX_REQS || !reqs_fit(cpc, set->reqs)) {
 		*subcode = CPC_RESOURCE_UNAVAIL;
 		return EINVAL;
 	}
@@ -1255,6 +1371,7 @@ CPC_EXPORT uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf)
 struct walk_ctx {
 	void *arg;
 	uint_t picno;
+	cpc_t *cpc;			/* per pic: skip what the pic cannot count */
 	void (*all)(void *arg, const char *event);
 	void (*pic)(void *arg, uint_t picno, const char *event);
 };
@@ -1265,12 +1382,25 @@ static void walk_one(void *p, const char *name)
 
 	if (w->all)
 		w->all(w->arg, name);
-	else
+	else if (!w->cpc || !cpcev_fixed_only(&w->cpc->cpu, name))
 		w->pic(w->arg, w->picno, name);
 }
 
+/*
+ * Every name of the classes, or a pic's: a general-purpose counter counts
+ * all but the fixed-function names, a fixed-function counter only its own
+ * (illumos' core_pcbe: "event4: instr_retired.any").
+ */
 static void walk(cpc_t *cpc, int classes, struct walk_ctx *w)
 {
+	uint_t ngp = pic_ngp(cpc);
+
+	if (w->pic && w->picno >= ngp) {
+		w->cpc = NULL;
+		cpcev_fixed_walk(&cpc->cpu, w->picno - ngp, classes, walk_one, w);
+		return;
+	}
+	w->cpc = w->pic && ngp < cpc->npic ? cpc : NULL;
 	cpcev_walk(&cpc->cpu, classes, walk_one, w);
 }
 
@@ -1346,249 +1476,4 @@ CPC_EXPORT void cpc_walk_attrs(cpc_t *cpc, void *arg,
 		if (*p == ',')
 			p++;
 	}
-}
-
-/* ---- cpc_strtoset: the event specifications of cpustat(8) and cputrack(1) ---- */
-
-#define STS_MAX_ATTRS	16
-
-struct sts_attr {
-	char name[CPC_MAX_ATTR_LEN];
-	uint64_t val;
-	int pic;			/* -1: every counter */
-};
-
-struct sts_pic {
-	const char *event;		/* into the copy of the spec; NULL: unused */
-	int nouser, sys;
-};
-
-/* A parse error, through the handler (subcode 0) or on stderr. */
-static void sts_err(cpc_t *cpc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (cpc->errfn) {
-		cpc->errfn("cpc_strtoset", 0, fmt, ap);
-	} else {
-		fprintf(stderr, "libcpc: cpc_strtoset: ");
-		vfprintf(stderr, fmt, ap);
-	}
-	va_end(ap);
-}
-
-/* An event a counter can count: a name, or a non-zero raw code. */
-static int sts_event_ok(cpc_t *cpc, const char *event)
-{
-	char *end;
-	long code;
-
-	if (!*event || strlen(event) >= CPC_MAX_EVENT_LEN ||
-	    !cpcev_known(&cpc->cpu, event))
-		return 0;
-	errno = 0;
-	code = strtol(event, &end, 0);
-	if (!errno && *end == '\0' && code == 0)
-		return 0;
-	return 1;
-}
-
-/* "name" followed by a decimal counter number: the number, else -1. */
-static int sts_suffix(const char *tok, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = tok + n;
-	char *end;
-	long v;
-
-	if (strncmp(tok, name, n) || !*p || *p < '0' || *p > '9')
-		return -1;
-	errno = 0;
-	v = strtol(p, &end, 10);
-	if (errno || *end || v > INT32_MAX)
-		return -1;
-	return (int)v;
-}
-
-/* An attribute name with an optional counter number: the name's length, pic. */
-static int sts_attr_name(cpc_t *cpc, const char *tok, size_t *len, int *pic)
-{
-	char name[CPC_MAX_ATTR_LEN];
-	size_t n = strlen(tok), k = n;
-
-	if (!n || n >= sizeof(name))
-		return 0;
-	while (k > 0 && tok[k - 1] >= '0' && tok[k - 1] <= '9')
-		k--;
-	memcpy(name, tok, k);
-	name[k] = '\0';
-	if (!k || !strcmp(name, "picnum") || !cpcev_attr_known(&cpc->cpu, name))
-		return 0;
-	*len = k;
-	*pic = k == n ? -1 : atoi(tok + k);
-	return 1;
-}
-
-CPC_EXPORT cpc_set_t *cpc_strtoset(cpc_t *cpc, const char *spec, int smt)
-{
-	struct sts_attr attrs[STS_MAX_ATTRS];
-	struct sts_pic pics[64];
-	int npic, highest = -1, nattrs = 0, nouser = 0, sys = 0, i, n;
-	cpc_set_t *set = NULL;
-	char *copy, *tok, *save = NULL;
-
-	(void)smt;	/* Linux shares no counters between SMT siblings */
-	if (!cpc || !spec) {
-		errno = EINVAL;
-		return NULL;
-	}
-	npic = (int)(cpc->npic < 64 ? cpc->npic : 64);
-	memset(pics, 0, sizeof(pics));
-	copy = strdup(spec);
-	if (!copy)
-		return NULL;
-	if (!*copy) {
-		sts_err(cpc, "bad token '%s'\n", spec);
-		goto fail;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(tok, '=');
-		size_t alen;
-		int pic;
-
-		if (val)
-			*val++ = '\0';
-		pic = sts_suffix(tok, "pic");
-		if (pic >= 0) {
-			if (pic >= npic) {
-				sts_err(cpc, "bad token '%s'\n", tok);
-				goto fail;
-			}
-			if (!val || !*val) {
-				sts_err(cpc, "missing 'pic%d' value\n", pic);
-				goto fail;
-			}
-			if (pics[pic].event) {
-				sts_err(cpc, "repeated 'pic%d' token\n", pic);
-				goto fail;
-			}
-			if (!sts_event_ok(cpc, val)) {
-				sts_err(cpc, "pic%d cannot measure event '%s' on this cpu\n",
-					pic, val);
-				goto fail;
-			}
-			pics[pic].event = val;
-			if (pic > highest)
-				highest = pic;
-			continue;
-		}
-		if (!val && !strcmp(tok, "nouser")) {
-			nouser = 1;
-			continue;
-		}
-		if (!val && !strcmp(tok, "sys")) {
-			sys = 1;
-			continue;
-		}
-		pic = sts_suffix(tok, "nouser");
-		if (!val && pic >= 0 && pic < npic) {
-			pics[pic].nouser = 1;
-			continue;
-		}
-		pic = sts_suffix(tok, "sys");
-		if (!val && pic >= 0 && pic < npic) {
-			pics[pic].sys = 1;
-			continue;
-		}
-		if (sts_attr_name(cpc, tok, &alen, &pic)) {
-			long long v = 1;
-			char *end;
-
-			if (pic >= npic || nattrs >= STS_MAX_ATTRS) {
-				sts_err(cpc, "bad token '%s'\n", tok);
-				goto fail;
-			}
-			if (val) {
-				errno = 0;
-				v = strtoll(val, &end, 0);
-				if (!*val || *end || errno) {
-					tok[alen] = '\0';
-					sts_err(cpc, "invalid value '%s' for attribute '%s'\n",
-						val, tok);
-					goto fail;
-				}
-			}
-			memcpy(attrs[nattrs].name, tok, alen);
-			attrs[nattrs].name[alen] = '\0';
-			attrs[nattrs].val = (uint64_t)v;
-			attrs[nattrs].pic = pic;
-			nattrs++;
-			continue;
-		}
-		/* A bare event: the counter after the highest one assigned. */
-		if (!val && sts_event_ok(cpc, tok) && highest + 1 < npic) {
-			pics[++highest].event = tok;
-			continue;
-		}
-		if (val)
-			val[-1] = '=';
-		sts_err(cpc, "bad token '%s'\n", tok);
-		goto fail;
-	}
-
-	set = cpc_set_create(cpc);
-	if (!set)
-		goto fail;
-	for (i = 0, n = 0; i < npic; i++) {
-		cpc_attr_t ra[STS_MAX_ATTRS + 1];
-		uint_t flags = 0, nra = 0;
-		int j, k;
-
-		if (!pics[i].event)
-			continue;
-		if (!nouser && !pics[i].nouser)
-			flags |= CPC_COUNT_USER;
-		if (sys || pics[i].sys)
-			flags |= CPC_COUNT_SYSTEM;
-		ra[nra].ca_name = "picnum";
-		ra[nra++].ca_val = (uint64_t)i;
-		/* The last value given for a name wins; numbered over plain. */
-		for (j = 0; j < nattrs; j++) {
-			if (attrs[j].pic != -1 && attrs[j].pic != i)
-				continue;
-			for (k = 1; k < (int)nra; k++)
-				if (!strcmp(ra[k].ca_name, attrs[j].name))
-					break;
-			if (k < (int)nra && attrs[j].pic == -1 && ra[k].ca_val != attrs[j].val) {
-				/* A plain one does not override a numbered one. */
-				int numbered = 0, m;
-
-				for (m = 0; m < j; m++)
-					if (attrs[m].pic == i && !strcmp(attrs[m].name, attrs[j].name))
-						numbered = 1;
-				if (numbered)
-					continue;
-			}
-			ra[k].ca_name = attrs[j].name;
-			ra[k].ca_val = attrs[j].val;
-			if (k == (int)nra)
-				nra++;
-		}
-		if (cpc_set_add_request(cpc, set, pics[i].event, 0, flags, nra, ra) < 0)
-			goto fail;
-		n++;
-	}
-	if (!n) {
-		sts_err(cpc, "bad token '%s'\n", spec);
-		goto fail;
-	}
-	free(copy);
-	return set;
-fail:
-	if (set)
-		cpc_set_destroy(cpc, set);
-	free(copy);
-	errno = EINVAL;
-	return NULL;
 }

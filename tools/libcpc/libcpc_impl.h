@@ -34,6 +34,19 @@ void __pctx_set_cpc(pctx_t *pctx, cpc_t *cpc);
 /* libcpc.c: pctx_release() unbinds the sets bound to the process. */
 void __cpc_pctx_release(cpc_t *cpc, pctx_t *pctx);
 
+/*
+ * libcpc.c, for strtoset.c: the error handler, whether counter pic can
+ * count event, whether an event or attribute name is known.  libcpc.a
+ * keeps strtoset.o apart from the rest, whose hidden symbols it makes
+ * local (tools/Makefile): these stay global there, under names reserved
+ * to the implementation; libcpc.map keeps them out of libcpc.so.
+ */
+#define CPC_INTERNAL	__attribute__((visibility("default")))
+cpc_errhndlr_t *__cpc_errhndlr(cpc_t *cpc);
+int __cpc_pic_counts(cpc_t *cpc, uint_t pic, const char *event);
+int __cpc_event_known(cpc_t *cpc, const char *event);
+int __cpc_attr_known(cpc_t *cpc, const char *attr);
+
 /* libcpc_v1.c: for the unit tests, the processor the v1 calls describe. */
 void __cpc_v1_set_cpu(const struct cpcev_cpu *cpu);
 void __cpc_cpu_detect(struct cpcev_cpu *cpu);
