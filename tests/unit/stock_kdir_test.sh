@@ -62,9 +62,9 @@ check "PREEMPT_RT only for rt-amd64" "${H}6.12.117+deb12-rt-amd64 " rt-amd64
 
 kernel 7.2.13+deb14-amd64 lib		# sid places the image in /usr/lib/modules
 check "image in /usr/lib/modules" "/usr/lib/modules/7.2.13+deb14-amd64/vmlinuz " --image
-check "no such series" "stock-kdir: no linux-image-*-amd64 of Linux 5.10 with matching linux-headers installed " --series 5.10
+check "no such series" "stock-kdir: no linux-image-*-amd64 of Linux 5.10 with matching linux-headers fetched " --series 5.10
 rm -rf "$root/usr/src" "$root/boot" "$root/usr/lib"
-check "nothing installed" "stock-kdir: no linux-image-*-amd64 with matching linux-headers installed "
+check "nothing installed" "stock-kdir: no linux-image-*-amd64 with matching linux-headers fetched "
 
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ "$fail" -eq 0 ]
