@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cpctools.h"
+#include "pmc_hint.h"
 
 /* Solaris' usage text (cputrack(1) keeps its name). */
 #define USAGE "Usage:\n\t%s [-c events] [-p period] [-nstD] [-T d|u] [interval [count]]\n\n" \
@@ -377,6 +378,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 
 	cpct_progname = "cpustat";
+	pmc_version_opt(argc, argv);
 	setlocale(LC_ALL, "");
 	opterr = 0;
 	while ((c = getopt(argc, argv, "Dc:hntT:sp:")) != -1) {
@@ -414,6 +416,8 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		default:
+			fprintf(stderr, strchr("cTp", optopt) ? "cpustat: option requires an argument -- %c\n"
+				: "cpustat: illegal option -- %c\n", optopt);
 			usage();
 		}
 	}
@@ -439,8 +443,13 @@ int main(int argc, char **argv)
 
 	g.cpc = cpc_open(CPC_VER_CURRENT);
 	if (!g.cpc) {
+		int e = errno;
+
+		if (hflag)	/* the usage needs no device */
+			print_usage(stdout);
 		fprintf(stderr, "cpustat: cannot access performance counters - %s\n",
-			strerror(errno));
+			strerror(e));
+		pmc_hint("/dev/cpc", e);
 		return 1;
 	}
 	cpc_seterrhndlr(g.cpc, cpct_errhndlr);

@@ -30,8 +30,10 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#define PMC_CHECK_X86 1
+#include "pmcompat-check.h"
+#include "pmc_hint.h"
+
+#ifdef PMC_CHECK_X86
 #include <cpuid.h>
 #include <machine/pctr.h>
 #include <machine/perfmon.h>
@@ -393,10 +395,42 @@ static int busy(int err)
 
 /* ---- the table ------------------------------------------------------------ */
 
+/*
+ * The table: 80 columns for the counts, then the result; a SKIP row names
+ * its reason by number, and each reason is printed once below the table
+ * ("[n] SKIP: why"), however many rows it explains.
+ */
+#define ROW_FMT(c)	"%-8s %-20s %12" c " %12" c " %12" c " %10"
+#define MAX_NOTES	32
+static char notes[MAX_NOTES][256];
+static int nnotes;
+
 static void row_head(void)
 {
-	printf("%-9s %-22s %14s %14s %14s %10s  %s\n", "front-end", "event", "expected",
-	       "legacy", "perf", "diff", "result");
+	printf(ROW_FMT("s") "s  %s\n", "front-end", "event", "expected", "legacy", "perf", "diff",
+	       "result");
+}
+
+/* The number of a SKIP reason, recorded once. */
+static int note(const char *why)
+{
+	int i;
+
+	for (i = 0; i < nnotes; i++)
+		if (!strcmp(notes[i], why))
+			return i + 1;
+	if (nnotes == MAX_NOTES)
+		return MAX_NOTES;
+	snprintf(notes[nnotes], sizeof(notes[0]), "%s", why);
+	return ++nnotes;
+}
+
+static void print_notes(void)
+{
+	int i;
+
+	for (i = 0; i < nnotes; i++)
+		printf("  [%d] SKIP: %s\n", i + 1, notes[i]);
 }
 
 static void row_skip(const char *fe, const char *what, const char *fmt, ...)
@@ -407,7 +441,7 @@ static void row_skip(const char *fe, const char *what, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	printf("%-9s %-22s %14s %14s %14s %10s  SKIP: %s\n", fe, what, "-", "-", "-", "-", why);
+	printf(ROW_FMT("s") "s  SKIP [%d]\n", fe, what, "-", "-", "-", "-", note(why));
 	skips++;
 }
 
@@ -440,7 +474,7 @@ static void row(const char *fe, const char *what, unsigned long long exp,
 		snprintf(e, sizeof(e), "%llu", exp);
 	else
 		snprintf(e, sizeof(e), "-");
-	printf("%-9s %-22s %14s %14llu %14llu %10lld  %s\n", fe, what, e, legacy, perf, d,
+	printf("%-8s %-20s %12s %12llu %12llu %10lld  %s\n", fe, what, e, legacy, perf, d,
 	       ok ? "PASS" : "FAIL");
 	if (ok)
 		passes++;
@@ -453,8 +487,8 @@ static void row_exact(const char *fe, const char *what, int exp, int legacy, int
 {
 	int ok = legacy == exp && perf == exp;
 
-	printf("%-9s %-22s %14d %14d %14d %10d  %s\n", fe, what, exp, legacy, perf,
-	       legacy - perf, ok ? "PASS" : "FAIL");
+	printf(ROW_FMT("d") "d  %s\n", fe, what, exp, legacy, perf, legacy - perf,
+	       ok ? "PASS" : "FAIL");
 	if (ok)
 		passes++;
 	else
@@ -470,7 +504,7 @@ static const char *why_open(const char *dev, int err)
 	case ENOENT:
 	case ENXIO:
 	case ENODEV:
-		snprintf(buf, sizeof(buf), "%s absent: the module is not loaded (modprobe pmcompat)", dev);
+		snprintf(buf, sizeof(buf), "the devices are absent: the module is not loaded (sudo modprobe pmcompat)");
 		break;
 	case EACCES:
 		snprintf(buf, sizeof(buf), "%s: permission denied (not in the group pmcompat, or needs root)", dev);
@@ -511,13 +545,17 @@ static const char *why_perf(int err)
 static void check_pctr(void)
 {
 	int fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
-	struct pctrst s0, s1;
+	struct pctrst s0, s1, saved;
 	int e;
 
 	if (fd < 0) {
 		row_skip("pctr", "-", "%s", why_open(_PATH_PCTR, errno));
 		return;
 	}
+	/* Counter 0's setup before the check, given back after it. */
+	memset(&saved, 0, sizeof(saved));
+	if (ioctl(fd, PCIOCRD, &saved) < 0)
+		saved.pctr_fn[0] = 0;
 	for (e = 0; e < EV_N; e++) {
 		int pfd = perf_open(e, -1, cpu, 1, 0);
 		uint64_t p0, p1;
@@ -552,9 +590,10 @@ static void check_pctr(void)
 		close(pfd);
 	}
 	{
-		unsigned int off = 0;
+		/* Counter 0 as it was: root's setup (its count restarts), or off. */
+		unsigned int fn = saved.pctr_fn[0];
 
-		ioctl(fd, PCIOCS0, &off);	/* release the counters */
+		ioctl(fd, PCIOCS0, &fn);
 	}
 	close(fd);
 }
@@ -976,9 +1015,26 @@ static void describe_cpu(char *vendor, size_t len)
 }
 #endif
 
+/* A number argument of an option, or exit 2 naming it. */
+static unsigned long long number(const char *s, const char *opt, unsigned long long min,
+				 unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "pmcompat-check: %s %s: not a number from %llu to %llu\n", opt, s,
+			min, max);
+		exit(2);
+	}
+	return v;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmcompat-check [-i] [-c cpu] [-n iterations] [-p period]\n");
+	fprintf(f, "usage: pmcompat-check [-i] [-c cpu] [-n iterations] [-p period] [--version]\n");
 }
 
 int main(int argc, char **argv)
@@ -989,6 +1045,7 @@ int main(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char vendor[64];
@@ -1004,14 +1061,17 @@ int main(int argc, char **argv)
 			inject_mode = 1;
 			break;
 		case 'c':
-			cpu = atoi(optarg);
+			cpu = (int)number(optarg, "-c", 0, 1 << 20);
 			break;
 		case 'n':
-			iters = strtoull(optarg, NULL, 0);
+			iters = number(optarg, "-n", 1, 1ULL << 40);
 			break;
 		case 'p':
-			period = strtoull(optarg, NULL, 0);
+			period = number(optarg, "-p", 2, 1ULL << 40);
 			break;
+		case 'V':
+			printf("pmcompat-check (pmcompat) %s\n", pmc_version);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1047,6 +1107,7 @@ int main(int argc, char **argv)
 			INJECT_PATH, strerror(errno));
 		return 2;
 	}
+	ready_preamble();
 	printf("pmcompat-check: %s%s%s, CPU %d, %s workload: %llu %s; overflow period %llu\n",
 	       vendor, hybrid_pmu ? " hybrid, " : "", hybrid_pmu ? hybrid_pmu : "", cpu, inject_mode ? "injected (test PMU)" : "loop",
 	       iters, inject_mode ? "events per row" : LOOP_NAME, period);
@@ -1059,6 +1120,7 @@ int main(int argc, char **argv)
 #endif
 	check_cpc();
 	check_pfcntr();
+	print_notes();
 	printf("summary: %d PASS, %d FAIL, %d SKIP\n", passes, fails, skips);
 	if (fails)
 		return 1;
