@@ -51,7 +51,7 @@ KSRC := Kbuild VERSION module uapi compat
 # (tests/fakepmu) is an x86 PMU and is built for x86_64 kernels only.  For
 # another architecture give ARCH and CROSS_COMPILE as to the kernel's own
 # build (make modules KDIR=<arm64 tree> ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-).
-KDIR_X86_64 = $(shell grep -qx 'CONFIG_X86_64=y' $(KDIR)/include/config/auto.conf && echo y)
+KDIR_X86_64 = $(shell grep -qx 'CONFIG_X86_64=y' $(KDIR)/include/config/auto.conf 2>/dev/null && echo y)
 
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
 KSFT := $(BUILD)/ksft

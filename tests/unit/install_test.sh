@@ -225,27 +225,27 @@ check "make's default target is the module and the tools" sh -c "
 	grep -qx 'all: modules tools' &&
 	! make -pq -C '$TOP' BUILD='$O' kdir-check KDIR=/nonexistent 2>/dev/null |
 	grep -E '^all:.*(selftests|unit)'"
-printf 'kwarn:\n\t@echo \"[$(KWARN)]\"\n' >"$work/kwarn.mk"
+printf 'kwarn:\n\t@echo "[$(KWARN)]"\n' >"$work/kwarn.mk"
 check "no -Werror by default" sh -c "
 	[ \"\$(make -s --no-print-directory -C '$TOP' -f Makefile -f '$work/kwarn.mk' kwarn)\" = '[]' ]"
 check "-Werror with WERROR=1" sh -c "
 	[ \"\$(make -s --no-print-directory -C '$TOP' -f Makefile -f '$work/kwarn.mk' kwarn WERROR=1)\" = \
 	  '[W=1 KCFLAGS=-Werror]' ]"
 check "no build tree for the running kernel: says so, names the headers package" sh -c "
-	! top modules RUNNING=9.9.9-nothere >'$work/nokdir' 2>&1 &&
+	! make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr modules RUNNING=9.9.9-nothere >'$work/nokdir' 2>&1 &&
 	grep -q 'no build tree for the running kernel 9.9.9-nothere' '$work/nokdir' &&
 	grep -q 'install linux-headers-9.9.9-nothere' '$work/nokdir'"
 check "KDIR that is no build tree: a clear error" sh -c "
-	! top modules KDIR='$work' >'$work/badkdir' 2>&1 &&
+	! make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr modules KDIR='$work' >'$work/badkdir' 2>&1 &&
 	grep -q 'KDIR=$work is not a kernel build tree' '$work/badkdir'"
 check "make install (no DESTDIR) for another kernel: refuses, names the headers package" sh -c "
-	! top -o modules install-module MODDIR='$root/lib/modules' DEPMOD=true KVER='$kver' \
+	! make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr -o modules install-module MODDIR='$root/lib/modules' DEPMOD=true KVER='$kver' \
 		KMOD='${ko%/pmcompat.ko}' RUNNING=9.9.9-running >'$work/other' 2>&1 &&
 	grep -q 'built for $kver, but 9.9.9-running is running' '$work/other' &&
 	grep -q 'install linux-headers-9.9.9-running' '$work/other' &&
 	! [ -e '$root/lib/modules/$kver/extra/pmcompat.ko' ]"
 check "make install (no DESTDIR) for the running kernel installs" sh -c "
-	top -o modules install-module MODDIR='$root/lib/modules' DEPMOD=true KVER='$kver' \
+	make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr -o modules install-module MODDIR='$root/lib/modules' DEPMOD=true KVER='$kver' \
 		KMOD='${ko%/pmcompat.ko}' RUNNING='$kver' &&
 	[ -f '$root/lib/modules/$kver/extra/pmcompat.ko' ] &&
 	rm -rf '$root/lib/modules/$kver/extra'"

@@ -4,7 +4,9 @@
  * (README: Troubleshooting).  The first line stays the original system's;
  * this adds what a newcomer needs to act on it.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>

@@ -70,8 +70,9 @@ static void ready_module(const char *release)
 			}
 		}
 	}
-	printf("  %-12s not built for the running kernel %s: install linux-headers-%s,\n"
-	       "  %-12s then make install, or sudo dkms autoinstall\n", "module:", release, release, "");
+	printf("  %-12s not built for the running kernel %s:\n"
+	       "  %-12s install linux-headers-%s, then make install (or sudo dkms autoinstall)\n",
+	       "module:", release, "", release);
 }
 
 /* The nodes, their owners and modes. */
