@@ -103,7 +103,7 @@ selftests: $(KSFT)/kselftest_harness.h tools
 	$(MAKE) -C tests/selftests O=$(BUILD)/selftests KSFT=$(KSFT)
 
 # The selftests installed the kselftest way, to run on this machine
-# (README: Running the tests on your machine): DIR/run_kselftest.sh,
+# (docs/testing.md: Running the tests on your machine): DIR/run_kselftest.sh,
 # DIR/kselftest-list.txt, the programs in DIR/pmcompat.
 KSFT_INSTALL_PATH ?= $(BUILD)/kselftest_install
 .PHONY: kselftest-install
@@ -132,10 +132,10 @@ check-fast: deps
 # Benchmarks, not tests (not part of make check).  First the stock lane under
 # QEMU -icount shift=0 (run-lane --bench) runs tests/bench/pmc_bench: guest
 # instructions per call of each legacy path and of the perf call it wraps, for
-# 1, 4, 8 and 16 online CPUs (README: Benchmark).  Then a normal boot runs
+# 1, 4, 8 and 16 online CPUs (docs/benchmark.md).  Then a normal boot runs
 # tools/cpctools/cpctools_bench: the overhead of cpustat and cputrack (CPU
 # time, which icount would distort).
-# On the oldest installed stock series (Debian 12: 6.1), where the README's
+# On the oldest fetched stock series (Debian 12: 6.1), where docs/benchmark.md's
 # figures were taken.
 BENCH_SERIES = $(shell tests/vm/kernel-release --series $$(tests/vm/stock-kdir --all | head -n1))
 .PHONY: bench

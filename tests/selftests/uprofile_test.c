@@ -563,8 +563,14 @@ TEST_F(prof, kprofile_usage_errors)
 	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "-x", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);
-	EXPECT_NE(NULL, strstr(r.err,
-		  "usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [statistic] [seconds | command [args ...]]\n"));
+	EXPECT_STREQ("kprofile: unknown option -x\n"
+		     "usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [-ra] [-all] [-v] [-quiet] [statistic] [seconds | command [args ...]]\n",
+		     r.err);
+	/* -h: the usage on stdout, status 0 (no device needed). */
+	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "-h", NULL },
+			      TEST_CPU, TOOL_AS_ROOT, NULL));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, strncmp(r.out, "usage: kprofile [-c]", 20));
 	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "0", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);

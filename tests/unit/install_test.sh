@@ -23,7 +23,7 @@ trap 'rm -rf "$stage" "$work" "$root"' EXIT
 fails() { ! "$@"; }
 
 echo "TAP version 13"
-echo "1..46"
+echo "1..47"
 inc=$stage/usr/include
 # Debian's multiarch directory, as tools/Makefile finds it.
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
@@ -249,6 +249,13 @@ check "make install (no DESTDIR) for the running kernel installs" sh -c "
 		KMOD='${ko%/pmcompat.ko}' RUNNING='$kver' &&
 	[ -f '$root/lib/modules/$kver/extra/pmcompat.ko' ] &&
 	rm -rf '$root/lib/modules/$kver/extra'"
+
+# The package route's one build-dependency line (README: apt-get build-dep
+# ./) resolves from debian/control, simulated.
+check "apt-get build-dep ./ resolves debian/control's build dependencies" sh -c "
+	! command -v apt-get >/dev/null ||
+	(cd '$TOP' && apt-get -s -q build-dep ./ >'$work/bdep' 2>&1 &&
+	 grep -qE '^(Inst|Conf|0 upgraded)|newly installed' '$work/bdep')"
 
 # The selftests installed the kselftest way (make -C tests/selftests
 # install; install-only copies the programs make all built) and their
