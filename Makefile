@@ -151,7 +151,8 @@ bench:
 	@PMCOMPAT_VM_SUFFIX=-bench tests/vm/run-lane --lane stock --series $(BENCH_SERIES) \
 		--tests cpctools_bench
 
-demo: deps
+demo:
+	@tests/vm/install-deps --demo
 	@$(MAKE) -s all tests KDIR=$(TEST_KDIR)
 	@tests/vm/run-lane --lane stock --demo
 

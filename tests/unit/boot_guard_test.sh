@@ -16,10 +16,15 @@ sys=$work/root
 export PMCOMPAT_SYSROOT=$sys
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 check "install-deps lists packages" sh -c "'$TOP/tests/vm/install-deps' --list | grep -qx qemu-system-x86"
 check "install-deps asks for no kernel image or headers" sh -c "
 	! '$TOP/tests/vm/install-deps' --list | grep -E '^linux-(image|headers)-'"
+check "install-deps --demo: the x86 set only, no kernel" sh -c "
+	'$TOP/tests/vm/install-deps' --demo --list >'$work/demo' &&
+	grep -qx qemu-system-x86 '$work/demo' && grep -qx busybox-static '$work/demo' &&
+	! grep -qE '^(qemu-system-arm|gcc-aarch64-linux-gnu|lintian|mmdebstrap|linux-(image|headers)-)' '$work/demo' &&
+	! grep -q ':arm64' '$work/demo'"
 # A copy that asks for a kernel, run with apt and dpkg stand-ins that
 # only say what they were asked (so that a failure here installs nothing).
 sed 's/^\(pkgs=(\)$/\1 linux-image-amd64/' "$TOP/tests/vm/install-deps" >"$work/install-deps"
