@@ -5,6 +5,8 @@
 #   make              the module (against the running kernel's build tree, or KDIR=) and the
 #                     tools and libraries: what "make install" installs.  No tests, no -Werror.
 #   make tests        the selftests and host unit tests (need Debian's linux-source-6.12)
+#   make dev          all and tests against the newest fetched stock kernel, with -Werror
+#                     (developers: what make built before issue 34)
 #   make check        install missing build packages (never a kernel: the lanes' kernels are
 #                     fetched into ~/.cache/pmcompat), build with -Werror, host tests, stock,
 #                     PREEMPT_RT and debug lanes
@@ -120,6 +122,13 @@ deps:
 # The tests build against a kernel fetched into the cache (tests/vm/stock-kdir),
 # whatever runs here; the lanes build the module for each of theirs.
 TEST_KDIR = $(shell tests/vm/stock-kdir)
+
+# For development on a host whose own kernel has no build tree (or may not
+# load modules): the module against the newest fetched stock kernel, the
+# tools and the tests, with -Werror, as make check builds them.
+.PHONY: dev
+dev:
+	@$(MAKE) -s all tests WERROR=1 KDIR=$(TEST_KDIR)
 
 check: deps
 	@$(MAKE) -s all tests WERROR=1 KDIR=$(TEST_KDIR)
