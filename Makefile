@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# pmcompat top-level Makefile.  See README.md.
+# pmcompat top-level Makefile.  See README.md and docs/testing.md.
 #
-#   make              module (against KDIR), tools, libraries and tests
-#   make check        install missing packages, build, host tests, stock, PREEMPT_RT and debug lanes
+#   make              the module (against the running kernel's build tree, or KDIR=) and the
+#                     tools and libraries: what "make install" installs.  No tests, no -Werror.
+#   make tests        the selftests and host unit tests (need Debian's linux-source-6.12)
+#   make dev          all and tests against the newest fetched stock kernel, with -Werror
+#                     (developers: what make built before issue 34)
+#   make check        install missing build packages (never a kernel: the lanes' kernels are
+#                     fetched into ~/.cache/pmcompat), build with -Werror, host tests, stock,
+#                     PREEMPT_RT and debug lanes
 #   make check-fast   host tests and the stock lane only
 #   make demo         boot the stock lane and show the devices and tools at work
 #   make bench        boot the stock lane under -icount: instructions per legacy call next to perf's
 #                     (tests/bench/pmc_bench), then the overhead of cpustat and cputrack
-#   make install      DESTDIR=... install the module built here, headers, libraries, tools, man pages, udev rule
+#   make install      [DESTDIR=...] install the module built here, headers, libraries, tools, man
+#                     pages, udev rule; without DESTDIR only for the running kernel
 #   make install-dkms DESTDIR=... the same with the DKMS source tree instead of the built module
 #   make uninstall    DESTDIR=... remove what either put there (no kernel build tree needed)
-#   make lint         checkpatch --strict and sparse on the kernel sources
+#   make lint         checkpatch --strict and sparse on the kernel sources, -Werror builds
 #   make kselftest-install [INSTALL_PATH=DIR]  the selftests and run_kselftest.sh in DIR
 #                     (default build/kselftest_install), to run on this machine
 #   make arm64-user   cross build of the user space for arm64 (libcpc, cpustat, cputrack,
@@ -24,13 +31,21 @@ PREFIX ?= /usr
 DESTDIR ?=
 
 # The kernel to build the module against: the running kernel's build tree
-# when it exists, else the newest installed Debian linux-headers-*-amd64 whose
-# image is installed (either naming scheme, 6.1.0-56-amd64 or
-# 6.12.117+deb12-amd64; never -rt-amd64 or -cloud-amd64: tests/vm/stock-kdir).
-KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
-		if [ -d $$d ]; then echo $$d; else tests/vm/stock-kdir; fi)
-KVER = $(shell tests/vm/kernel-release $(KDIR))
+# (its linux-headers package), or KDIR=.  The test targets (check, demo,
+# bench, lint) build against the kernels tests/vm/stock-kdir fetches into
+# ~/.cache/pmcompat, never installed.
+RUNNING := $(shell uname -r)
+KDIR ?= /lib/modules/$(RUNNING)/build
+KVER = $(shell tests/vm/kernel-release $(KDIR) 2>/dev/null)
 KMOD = $(BUILD)/kmod/$(KVER)
+# The headers package that gives the running kernel a build tree.
+HEADERS_PKG := $(shell if command -v dpkg >/dev/null; then echo linux-headers-$(RUNNING); \
+		elif command -v dnf >/dev/null; then echo kernel-devel-$(RUNNING); \
+		else echo "the kernel headers of $(RUNNING)"; fi)
+# WERROR=1 (make check, make lint, the lanes): warnings fail the build.  Not
+# by default: a newer compiler's new warning must not stop a user's install.
+WERROR ?=
+KWARN = $(if $(filter 1,$(WERROR)),W=1 KCFLAGS=-Werror)
 
 # Kernel sources of the module (copied so each kernel gets its own objects).
 KSRC := Kbuild VERSION module uapi compat
@@ -38,23 +53,37 @@ KSRC := Kbuild VERSION module uapi compat
 # (tests/fakepmu) is an x86 PMU and is built for x86_64 kernels only.  For
 # another architecture give ARCH and CROSS_COMPILE as to the kernel's own
 # build (make modules KDIR=<arm64 tree> ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-).
-KDIR_X86_64 = $(shell grep -qx 'CONFIG_X86_64=y' $(KDIR)/include/config/auto.conf && echo y)
+KDIR_X86_64 = $(shell grep -qx 'CONFIG_X86_64=y' $(KDIR)/include/config/auto.conf 2>/dev/null && echo y)
 
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
 KSFT := $(BUILD)/ksft
 CHECKPATCH := $(BUILD)/checkpatch/scripts/checkpatch.pl
 
-.PHONY: all modules tools selftests unit deps check check-fast demo install uninstall lint clean
+.PHONY: all modules kdir-check tools tests selftests unit deps check check-fast demo install uninstall lint clean
 
-all: modules tools selftests unit
+all: modules tools
 
-modules:
+tests: selftests unit
+
+# A clear error when KDIR is no kernel build tree.
+kdir-check:
+	@if [ ! -r "$(KDIR)/include/generated/utsrelease.h" ]; then \
+		if [ "$(origin KDIR)" = "file" ]; then \
+			echo "pmcompat: no build tree for the running kernel $(RUNNING) ($(KDIR))."; \
+			echo "pmcompat: install $(HEADERS_PKG), or give KDIR=<a kernel build tree>."; \
+		else \
+			echo "pmcompat: KDIR=$(KDIR) is not a kernel build tree (no include/generated/utsrelease.h)."; \
+		fi >&2; \
+		exit 1; \
+	fi
+
+modules: kdir-check
 	@mkdir -p $(KMOD)/tests
 	@cp -a $(KSRC) $(KMOD)/
-	$(MAKE) -C $(KDIR) M=$(KMOD) W=1 KCFLAGS=-Werror modules
+	$(MAKE) -C $(KDIR) M=$(KMOD) $(KWARN) modules
 ifeq ($(KDIR_X86_64),y)
 	@cp -a tests/fakepmu $(KMOD)/tests/
-	$(MAKE) -C $(KDIR) M=$(KMOD)/tests/fakepmu W=1 KCFLAGS=-Werror modules
+	$(MAKE) -C $(KDIR) M=$(KMOD)/tests/fakepmu $(KWARN) modules
 endif
 
 tools:
@@ -76,7 +105,7 @@ selftests: $(KSFT)/kselftest_harness.h tools
 	$(MAKE) -C tests/selftests O=$(BUILD)/selftests KSFT=$(KSFT)
 
 # The selftests installed the kselftest way, to run on this machine
-# (README: Running the tests on your machine): DIR/run_kselftest.sh,
+# (docs/testing.md: Running the tests on your machine): DIR/run_kselftest.sh,
 # DIR/kselftest-list.txt, the programs in DIR/pmcompat.
 KSFT_INSTALL_PATH ?= $(BUILD)/kselftest_install
 .PHONY: kselftest-install
@@ -90,26 +119,37 @@ unit: $(KSFT)/kselftest_harness.h $(CHECKPATCH)
 deps:
 	@tests/vm/install-deps
 
+# The tests build against a kernel fetched into the cache (tests/vm/stock-kdir),
+# whatever runs here; the lanes build the module for each of theirs.
+TEST_KDIR = $(shell tests/vm/stock-kdir)
+
+# For development on a host whose own kernel has no build tree (or may not
+# load modules): the module against the newest fetched stock kernel, the
+# tools and the tests, with -Werror, as make check builds them.
+.PHONY: dev
+dev:
+	@$(MAKE) -s all tests WERROR=1 KDIR=$(TEST_KDIR)
+
 check: deps
-	@$(MAKE) -s all
+	@$(MAKE) -s all tests WERROR=1 KDIR=$(TEST_KDIR)
 	@tests/vm/run-all
 
 check-fast: deps
-	@$(MAKE) -s all
+	@$(MAKE) -s all tests WERROR=1 KDIR=$(TEST_KDIR)
 	@tests/vm/run-all --fast
 
 # Benchmarks, not tests (not part of make check).  First the stock lane under
 # QEMU -icount shift=0 (run-lane --bench) runs tests/bench/pmc_bench: guest
 # instructions per call of each legacy path and of the perf call it wraps, for
-# 1, 4, 8 and 16 online CPUs (README: Benchmark).  Then a normal boot runs
+# 1, 4, 8 and 16 online CPUs (docs/benchmark.md).  Then a normal boot runs
 # tools/cpctools/cpctools_bench: the overhead of cpustat and cputrack (CPU
 # time, which icount would distort).
-# On the oldest installed stock series (Debian 12: 6.1), where the README's
+# On the oldest fetched stock series (Debian 12: 6.1), where docs/benchmark.md's
 # figures were taken.
 BENCH_SERIES = $(shell tests/vm/kernel-release --series $$(tests/vm/stock-kdir --all | head -n1))
 .PHONY: bench
 bench:
-	@$(MAKE) -s all
+	@$(MAKE) -s all tests KDIR=$(TEST_KDIR)
 	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -static -Iuapi -Itools/libcpc \
 		-o $(BUILD)/selftests/pmc_bench tests/bench/pmc_bench.c tests/bench/pmc_bench_cpus.c \
 		$(BUILD)/lib/libcpc.a -lpfm -lpthread
@@ -120,8 +160,9 @@ bench:
 	@PMCOMPAT_VM_SUFFIX=-bench tests/vm/run-lane --lane stock --series $(BENCH_SERIES) \
 		--tests cpctools_bench
 
-demo: deps
-	@$(MAKE) -s all
+demo:
+	@tests/vm/install-deps --demo
+	@$(MAKE) -s all tests KDIR=$(TEST_KDIR)
 	@tests/vm/run-lane --lane stock --demo
 
 # Where the system-wide files go: /usr/lib whatever PREFIX is (udev, systemd
@@ -165,7 +206,16 @@ install-dkms: install-dkms-src install-common
 		echo "make install-dkms: dkms could not build pmcompat for the running kernel"; \
 	fi
 
+# Without DESTDIR the module goes into the running system: only if it was
+# built for the running kernel (else modprobe would not find it).
 install-module: modules
+	@if [ -z "$(DESTDIR)" ] && [ "$(KVER)" != "$(RUNNING)" ]; then \
+		echo "pmcompat: the module was built for $(KVER), but $(RUNNING) is running:" \
+			"not installing it."; \
+		echo "pmcompat: install $(HEADERS_PKG) and run make install again," \
+			"or give DESTDIR= to stage it for $(KVER)."; \
+		exit 1; \
+	fi >&2
 	install -D -m 0644 $(KMOD)/pmcompat.ko $(DESTDIR)$(MODDIR)/$(KVER)/extra/pmcompat.ko
 	@# depmod, so that modprobe finds it: on the running system, or in a
 	@# DESTDIR that holds the kernel's own modules (a chroot).
@@ -255,7 +305,7 @@ arm64-user: $(KSFT)/kselftest_harness.h
 	$(MAKE) -C tests/selftests O=$(ARM64)/selftests KSFT=$(KSFT) $(call arm64_vars,$$S)
 
 lint: $(CHECKPATCH)
-	@tests/lint $(CHECKPATCH)
+	@WERROR=1 tests/lint $(CHECKPATCH)
 
 clean:
 	rm -rf $(BUILD)

@@ -271,6 +271,17 @@ TEST_F(tool, unit_mask_edge_and_invert_reach_perf)
 	EXPECT_EQ(count_online_cpus(), found);
 }
 
+/*
+ * FreeBSD's message as the first line, then pmcompat's hint line (what to
+ * do: tools/common/pmc_hint.c) naming want.
+ */
+#define EXPECT_MSG_AND_HINT(first, want, err)						\
+	do {										\
+		EXPECT_EQ(0, strncmp((err), (first), strlen(first))) TH_LOG("%s", (err));	\
+		EXPECT_EQ(0, strncmp((err) + strlen(first), "perfmon: ", 9)) TH_LOG("%s", (err)); \
+		EXPECT_NE(NULL, strstr((err) + strlen(first), (want))) TH_LOG("%s", (err));	\
+	} while (0)
+
 TEST_F(tool, busy_device_is_reported)
 {
 	struct tool_run r;
@@ -283,7 +294,8 @@ TEST_F(tool, busy_device_is_reported)
 	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_ROOT, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
-	EXPECT_STREQ("perfmon: open: /dev/perfmon: Device or resource busy\n", r.err);
+	EXPECT_MSG_AND_HINT("perfmon: open: /dev/perfmon: Device or resource busy\n",
+			    "the counters are taken", r.err);
 }
 
 /*
@@ -302,18 +314,18 @@ TEST_F(tool, unprivileged_user_cannot_open)
 	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_NOBODY, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
-	EXPECT_STREQ("perfmon: open: /dev/perfmon: Permission denied\n", r.err);
+	EXPECT_MSG_AND_HINT("perfmon: open: /dev/perfmon: Permission denied\n", "pmcompat", r.err);
 
 	ASSERT_EQ(0, node_to_test_group(_PATH_PERFMON, 0640, &saved));
 	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_NOBODY_IN_GROUP, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(1, r.status);
-	EXPECT_STREQ("perfmon: open: /dev/perfmon: Permission denied\n", r.err);
+	EXPECT_MSG_AND_HINT("perfmon: open: /dev/perfmon: Permission denied\n", "pmcompat", r.err);
 	ASSERT_EQ(0, chmod(_PATH_PERFMON, 0660));
 	ASSERT_EQ(0, PERFMON(&r, TOOL_AS_NOBODY_IN_GROUP, "-u", "-l", "1", "0xc0"));
 	EXPECT_EQ(0, node_restore(_PATH_PERFMON, saved));
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
-	EXPECT_STREQ("perfmon: open: /dev/perfmon: Operation not permitted\n", r.err);
+	EXPECT_MSG_AND_HINT("perfmon: open: /dev/perfmon: Operation not permitted\n", "pmcompat", r.err);
 }
 
 TEST_F(tool, setup_refused_without_privilege)
@@ -331,7 +343,7 @@ TEST_F(tool, setup_refused_without_privilege)
 	EXPECT_EQ(1, r.status);
 	EXPECT_STREQ("", r.out);
 	/* Refused at the writable open now, before PMIOSETUP. */
-	EXPECT_STREQ("perfmon: open: /dev/perfmon: Operation not permitted\n", r.err);
+	EXPECT_MSG_AND_HINT("perfmon: open: /dev/perfmon: Operation not permitted\n", "pmcompat", r.err);
 }
 
 TEST_F(tool, missing_operand_prints_usage)

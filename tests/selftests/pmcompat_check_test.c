@@ -9,6 +9,9 @@
  * (another perf user, the watchdog) is named in the rows it refuses.
  */
 #include <sys/wait.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <machine/pctr.h>
+#endif
 #include "pmc_test_util.h"
 
 #include "kselftest_harness.h"
@@ -112,8 +115,8 @@ static int good_rows(struct __test_metadata *_metadata, const char *out)
 		if (strncmp(buf, "pctr ", 5) && strncmp(buf, "perfmon ", 8) &&
 		    strncmp(buf, "cpc ", 4) && strncmp(buf, "pfcntr ", 7))
 			continue;
-		if (strstr(buf, "SKIP:"))
-			continue;	/* skips_ok() judges those */
+		if (strstr(buf, "SKIP"))
+			continue;	/* skips_ok() judges those ("[n] SKIP: why") */
 		/* The event may be two words: take the columns from the right. */
 		strcpy(copy, buf);
 		for (tok[n] = strtok_r(copy, " ", &save); tok[n] && n < 15;
@@ -177,7 +180,76 @@ TEST(usage_errors)
 	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "-p 1"));
 	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "extra"));
 	EXPECT_EQ(0, run_check(out, sizeof(out), NULL, "-h"));
+	/* A bad number is named, not read as 0 (issue 34). */
+	EXPECT_EQ(2, run_check(out, sizeof(out), NULL, "-c abc"));
+	EXPECT_NE(NULL, strstr(out, "pmcompat-check: -c abc: not a number")) TH_LOG("%s", out);
+	EXPECT_EQ(0, run_check(out, sizeof(out), NULL, "--version"));
+	EXPECT_EQ(0, strncmp(out, "pmcompat-check (pmcompat) ", 26)) TH_LOG("%s", out);
 }
+
+/*
+ * The preamble (is this machine ready?), a table within 100 columns, and
+ * each SKIP reason printed once however many rows it explains (issue 34).
+ */
+TEST(preamble_narrow_table_reasons_once)
+{
+	const char *line, *p;
+	char why[300];
+	int n;
+
+	run_check(out, sizeof(out), NULL, have_fakepmu() ? "--inject -n 1000 -p 100" : "-n 1000 -p 1000");
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "  module:      pmcompat "));
+	EXPECT_NE(NULL, strstr(out, " loaded; these tools are "));
+	EXPECT_NE(NULL, strstr(out, "  nodes:       "));
+	EXPECT_NE(NULL, strstr(out, "/dev/cpc      root:"));
+	EXPECT_NE(NULL, strstr(out, "  you:         root: may do everything"));
+	EXPECT_NE(NULL, strstr(out, "  perf PMU:    "));
+	if (have_fakepmu())
+		EXPECT_NE(NULL, strstr(out, "the test PMU (tests/fakepmu), not hardware"));
+	EXPECT_NE(NULL, strstr(out, "  secure boot: "));
+	EXPECT_NE(NULL, strstr(out, "  lockdown:    "));
+	for (line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t len = strcspn(line, "\n");
+
+		if (!strncmp(line, "pctr ", 5) || !strncmp(line, "perfmon ", 8) ||
+		    !strncmp(line, "cpc ", 4) || !strncmp(line, "pfcntr ", 7) ||
+		    !strncmp(line, "front-end ", 10))
+			EXPECT_GE(100, (int)len) TH_LOG("%.*s", (int)len, line);
+	}
+	/* Every reason once. */
+	for (p = out; (p = strstr(p, "] SKIP: ")); p++) {
+		snprintf(why, sizeof(why), "%.*s", (int)strcspn(p + 8, "\n"), p + 8);
+		for (n = 0, line = out; (line = strstr(line, why)); line++)
+			n++;
+		EXPECT_EQ(1, n) TH_LOG("reason printed %d times: %s", n, why);
+	}
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/*
+ * The pctr row reprograms counter 0; root's own setup of it is given back
+ * afterwards (its count restarts), not left cleared.
+ */
+TEST(pctr_row_gives_counter_0_back)
+{
+	unsigned int fn = 0x004100c0;	/* instructions retired, user, enabled */
+	struct pctrst st;
+	int fd;
+
+	if (!have_fakepmu())
+		SKIP(return, NO_FAKEPMU);
+	ASSERT_EQ(0, pctr_set(0, fn));
+	run_check(out, sizeof(out), NULL, "--inject -n 1000 -p 100");
+	fd = open(_PATH_PCTR, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(0, ioctl(fd, PCIOCRD, &st));
+	close(fd);
+	EXPECT_EQ(fn, st.pctr_fn[0]) TH_LOG("%s", out);
+	EXPECT_EQ(0, pctr_set(0, 0));
+}
+#endif
 
 /*
  * Without the test PMU, --inject cannot inject: a usage error (2), never a

@@ -417,8 +417,16 @@ TEST_F(prof, uprofile_usage_errors)
 	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile", (const char *[]){ NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);
-	EXPECT_STREQ("usage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [statistic] command [args ...]\n",
-		     r.err);
+	EXPECT_STREQ("usage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [-all] [-v] [-quiet] [statistic] command [args ...]\n", r.err);
+	/* -h: the usage on stdout, status 0; a bad option is named. */
+	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile", (const char *[]){ "-h", NULL },
+			      TEST_CPU, TOOL_AS_ROOT, NULL));
+	EXPECT_EQ(0, r.status);
+	EXPECT_STREQ("usage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [-all] [-v] [-quiet] [statistic] command [args ...]\n", r.out);
+	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile", (const char *[]){ "-Z", "true", NULL },
+			      TEST_CPU, TOOL_AS_ROOT, NULL));
+	EXPECT_EQ(2, r.status);
+	EXPECT_STREQ("uprofile: unknown option -Z\nusage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [-all] [-v] [-quiet] [statistic] command [args ...]\n", r.err);
 	ASSERT_EQ(0, run_tool(&r, UPROFILE, "uprofile",
 			      (const char *[]){ "-e", "nosuch", "true", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
@@ -555,8 +563,14 @@ TEST_F(prof, kprofile_usage_errors)
 	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "-x", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);
-	EXPECT_NE(NULL, strstr(r.err,
-		  "usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [statistic] [seconds | command [args ...]]\n"));
+	EXPECT_STREQ("kprofile: unknown option -x\n"
+		     "usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [-ra] [-all] [-v] [-quiet] [statistic] [seconds | command [args ...]]\n",
+		     r.err);
+	/* -h: the usage on stdout, status 0 (no device needed). */
+	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "-h", NULL },
+			      TEST_CPU, TOOL_AS_ROOT, NULL));
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(0, strncmp(r.out, "usage: kprofile [-c]", 20));
 	ASSERT_EQ(0, run_tool(&r, KPROFILE, "kprofile", (const char *[]){ "0", NULL },
 			      TEST_CPU, TOOL_AS_ROOT, NULL));
 	EXPECT_EQ(2, r.status);

@@ -23,7 +23,7 @@ trap 'rm -rf "$stage" "$work" "$root"' EXIT
 fails() { ! "$@"; }
 
 echo "TAP version 13"
-echo "1..39"
+echo "1..47"
 inc=$stage/usr/include
 # Debian's multiarch directory, as tools/Makefile finds it.
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
@@ -216,6 +216,49 @@ check "make uninstall removes the module and runs depmod again" sh -c "
 	make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr uninstall DESTDIR='$root' KDIR=/nonexistent &&
 	! [ -e '$root/lib/modules/$kver/extra' ] &&
 	! grep -q pmcompat '$root/lib/modules/$kver/modules.dep'"
+
+# A user's make and make install (issue 34): the default target builds the
+# module and the tools only; -Werror only with WERROR=1 (check, lint, the
+# lanes); a clear error when there is no build tree; make install without
+# DESTDIR refuses a module built for a kernel that is not running, naming
+# the headers package.  MODDIR and DEPMOD keep a failure of these checks
+# from touching the host.
+check "make's default target is the module and the tools" sh -c "
+	make -pq -C '$TOP' BUILD='$O' kdir-check KDIR=/nonexistent 2>/dev/null |
+	grep -qx 'all: modules tools' &&
+	! make -pq -C '$TOP' BUILD='$O' kdir-check KDIR=/nonexistent 2>/dev/null |
+	grep -E '^all:.*(selftests|unit)'"
+printf 'kwarn:\n\t@echo "[$(KWARN)]"\n' >"$work/kwarn.mk"
+check "no -Werror by default" sh -c "
+	[ \"\$(make -s --no-print-directory -C '$TOP' -f Makefile -f '$work/kwarn.mk' kwarn)\" = '[]' ]"
+check "-Werror with WERROR=1" sh -c "
+	[ \"\$(make -s --no-print-directory -C '$TOP' -f Makefile -f '$work/kwarn.mk' kwarn WERROR=1)\" = \
+	  '[W=1 KCFLAGS=-Werror]' ]"
+check "no build tree for the running kernel: says so, names the headers package" sh -c "
+	! make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr modules RUNNING=9.9.9-nothere >'$work/nokdir' 2>&1 &&
+	grep -q 'no build tree for the running kernel 9.9.9-nothere' '$work/nokdir' &&
+	grep -q 'install linux-headers-9.9.9-nothere' '$work/nokdir'"
+check "KDIR that is no build tree: a clear error" sh -c "
+	! make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr modules KDIR='$work' >'$work/badkdir' 2>&1 &&
+	grep -q 'KDIR=$work is not a kernel build tree' '$work/badkdir'"
+check "make install (no DESTDIR) for another kernel: refuses, names the headers package" sh -c "
+	! make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr -o modules install-module MODDIR='$root/lib/modules' DEPMOD=true KVER='$kver' \
+		KMOD='${ko%/pmcompat.ko}' RUNNING=9.9.9-running >'$work/other' 2>&1 &&
+	grep -q 'built for $kver, but 9.9.9-running is running' '$work/other' &&
+	grep -q 'install linux-headers-9.9.9-running' '$work/other' &&
+	! [ -e '$root/lib/modules/$kver/extra/pmcompat.ko' ]"
+check "make install (no DESTDIR) for the running kernel installs" sh -c "
+	make -s --no-print-directory -C '$TOP' BUILD='$O' PREFIX=/usr -o modules install-module MODDIR='$root/lib/modules' DEPMOD=true KVER='$kver' \
+		KMOD='${ko%/pmcompat.ko}' RUNNING='$kver' &&
+	[ -f '$root/lib/modules/$kver/extra/pmcompat.ko' ] &&
+	rm -rf '$root/lib/modules/$kver/extra'"
+
+# The package route's one build-dependency line (README: apt-get build-dep
+# ./) resolves from debian/control, simulated.
+check "apt-get build-dep ./ resolves debian/control's build dependencies" sh -c "
+	! command -v apt-get >/dev/null ||
+	(cd '$TOP' && apt-get -s -q build-dep ./ >'$work/bdep' 2>&1 &&
+	 grep -qE '^(Inst|Conf|0 upgraded)|newly installed' '$work/bdep')"
 
 # The selftests installed the kselftest way (make -C tests/selftests
 # install; install-only copies the programs make all built) and their

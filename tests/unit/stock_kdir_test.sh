@@ -41,7 +41,7 @@ check() {	# check NAME EXPECTED ARGS...
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..11"
 kernel 6.1.0-56-amd64
 kernel 6.1.0-55-amd64
 kernel 6.1.0-57-amd64 none		# headers left behind, image removed
@@ -62,9 +62,36 @@ check "PREEMPT_RT only for rt-amd64" "${H}6.12.117+deb12-rt-amd64 " rt-amd64
 
 kernel 7.2.13+deb14-amd64 lib		# sid places the image in /usr/lib/modules
 check "image in /usr/lib/modules" "/usr/lib/modules/7.2.13+deb14-amd64/vmlinuz " --image
-check "no such series" "stock-kdir: no linux-image-*-amd64 of Linux 5.10 with matching linux-headers installed " --series 5.10
+check "no such series" "stock-kdir: no linux-image-*-amd64 of Linux 5.10 with matching linux-headers fetched " --series 5.10
 rm -rf "$root/usr/src" "$root/boot" "$root/usr/lib"
-check "nothing installed" "stock-kdir: no linux-image-*-amd64 with matching linux-headers installed "
+check "nothing installed" "stock-kdir: no linux-image-*-amd64 with matching linux-headers fetched "
+
+# Without PMCOMPAT_SYSROOT the kernels are kernel-fetch's (fetched into the
+# cache, never installed), not the host's /usr/src and /boot: a copy of
+# stock-kdir beside a stand-in kernel-fetch that prints the made-up root.
+mkdir -p "$root/bin"
+cp "$pick" "$root/bin/stock-kdir"
+printf '#!/bin/sh\necho "%s/fetched"\necho "$1" >"%s/flavour"\n' "$root" "$root" >"$root/bin/kernel-fetch"
+chmod +x "$root/bin/kernel-fetch"
+sys=$root
+root=$root/fetched
+kernel 6.1.0-56-amd64
+kernel 6.1.0-56-rt-amd64
+root=$sys
+n=$((n + 1))
+got=$(env -u PMCOMPAT_SYSROOT "$root/bin/stock-kdir" 2>&1 | sed "s|$root||g")
+if [ "$got" = "/fetched${H}6.1.0-56-amd64" ] && [ "$(cat "$root/flavour")" = amd64 ]; then
+	pass=$((pass + 1)); echo "ok $n the kernel comes from kernel-fetch's root"
+else
+	fail=$((fail + 1)); echo "not ok $n the kernel comes from kernel-fetch's root"; echo "#  got: $got"
+fi
+n=$((n + 1))
+got=$(env -u PMCOMPAT_SYSROOT "$root/bin/stock-kdir" --image rt-amd64 2>&1 | sed "s|$root||g")
+if [ "$got" = "/fetched/boot/vmlinuz-6.1.0-56-rt-amd64" ] && [ "$(cat "$root/flavour")" = rt-amd64 ]; then
+	pass=$((pass + 1)); echo "ok $n the rt kernel too, fetched as rt-amd64"
+else
+	fail=$((fail + 1)); echo "not ok $n the rt kernel too, fetched as rt-amd64"; echo "#  got: $got"
+fi
 
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ "$fail" -eq 0 ]

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cpctools.h"
+#include "pmc_hint.h"
 
 /* Solaris' usage text (cputrack(1) keeps its name). */
 #define USAGE "Usage:\n\t%s -c spec [-c spec]... [-p period] [-T u|d]\n" \
@@ -460,6 +461,9 @@ static int parse(int argc, char **argv, struct args *a)
 			}
 			break;
 		default:
+			fprintf(stderr, strchr("cTp", optopt) ?
+				"cpustat: option requires an argument -- %c\n" :
+				"cpustat: illegal option -- %c\n", optopt);
 			errcnt++;
 			break;
 		}
@@ -525,6 +529,18 @@ static void print_rows(int s, char tsfmt, uint64_t *total, uint64_t *ttick,
 	fflush(stdout);
 }
 
+/* Whether -h is among the options: its usage needs no device. */
+static int wants_help(int argc, char **argv)
+{
+	int c, h = 0;
+
+	opterr = 0;
+	while ((c = getopt(argc, argv, "Dc:hntT:sp:")) != -1)
+		h |= c == 'h';
+	optind = 0;	/* glibc: parse() starts afresh */
+	return h;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = { .interval = 5.0, .count = -1 };
@@ -536,12 +552,18 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 
 	cpct_progname = "cpustat";
+	pmc_version_opt(argc, argv);
 	setlocale(LC_ALL, "");
 	/* As Solaris: the counters first, then the options (-c needs them). */
 	g.cpc = cpc_open(CPC_VER_CURRENT);
 	if (!g.cpc) {
+		int e = errno;
+
+		if (wants_help(argc, argv))	/* the usage needs no device */
+			print_usage(stdout);
 		fprintf(stderr, "cpustat: cannot access performance counters - %s\n",
-			strerror(errno));
+			strerror(e));
+		pmc_hint("/dev/cpc", e);
 		return 1;
 	}
 	cpc_seterrhndlr(g.cpc, cpct_errhndlr);

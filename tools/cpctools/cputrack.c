@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpctools.h"
+#include "pmc_hint.h"
 
 /* Solaris' usage text (cpustat(1M) is cpustat(8) on Linux). */
 #define USAGE "Usage:\n\t%s [-T secs] [-N count] [-Defhnv] [-o file]\n" \
@@ -506,9 +507,10 @@ int main(int argc, char **argv)
 	char *end;
 
 	cpct_progname = "cputrack";
+	pmc_version_opt(argc, argv);
 	opterr = 0;
 	/* "+": options end at the command. */
-	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:")) != -1) {
+	while ((c = getopt(argc, argv, "+T:N:Defhntvo:r:c:p:")) != -1) {
 		switch (c) {
 		case 'T':
 			/* 0: no periodic sampling, only the LWP and process events. */
@@ -561,14 +563,29 @@ int main(int argc, char **argv)
 			if (errno || *end || pid <= 0)
 				errcnt++;
 			break;
+		case 'r':	/* in Solaris' option string, but not handled */
+			errcnt++;
+			break;
 		default:
+			fprintf(stderr, strchr("TNorcp", optopt) ? "cputrack: option requires an argument -- %c\n"
+				: "cputrack: illegal option -- %c\n", optopt);
 			errcnt++;
 		}
 	}
+	/* The usage needs no device: a bad command line says so first. */
+	if (!hflag && (errcnt || !nspecs || (pid && optind < argc) || (!pid && optind >= argc))) {
+		usage(stderr);
+		return 2;
+	}
 	g.cpc = cpc_open(CPC_VER_CURRENT);
 	if (!g.cpc) {
+		int e = errno;
+
+		if (hflag)
+			usage(stdout);
 		fprintf(stderr, "cputrack: cannot access performance counter library - %s\n",
-			strerror(errno));
+			strerror(e));
+		pmc_hint("/dev/cpc", e);
 		return 1;
 	}
 	/* -h: the usage on stdout and the capability listing. */

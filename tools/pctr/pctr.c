@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "pctr_fmt.h"
+#include "pmc_hint.h"
 
 extern char *__progname;
 
@@ -152,6 +153,7 @@ int main(int argc, char **argv)
 	u_int32_t sel;
 	int ch;
 
+	pmc_version_opt(argc, argv);
 	pctr_cpu_creds();
 	pctr_opts_init(&o);
 
@@ -189,14 +191,14 @@ int main(int argc, char **argv)
 		if (pctr_set_cntr(o.ctr, sel) == -1) {
 			if (errno == EBUSY)
 				errx(1, "pctr_set_cntr: %s: " PCTR_HELD, strerror(EBUSY));
-			err(1, "pctr_set_cntr");
+			pmc_err(1, pctr_path(), "pctr_set_cntr");
 		}
 	} else {
 		memset(&st, 0, sizeof(st));
 		if (pctr_read(&st) == -1) {
 			if (errno == EIO)
 				errx(1, "pctr_read: %s: " PCTR_LOST, strerror(EIO));
-			err(1, "pctr_read");
+			pmc_err(1, pctr_path(), "pctr_read");
 		}
 		pctr_printvals(&st);
 	}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "perfmon_args.h"
+#include "pmc_hint.h"
 
 static __dead2 void usage(const char *pname)
 {
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 	double total;
 	int ch, fd, i, num;
 
+	pmc_version_opt(argc, argv);
 	perfmon_args_init(&a);
 
 	opterr = 0;	/* report bad options the way FreeBSD's getopt does */
@@ -107,7 +109,7 @@ int main(int argc, char **argv)
 	path = perfmon_path();
 	fd = open(path, O_RDWR);
 	if (fd == -1)
-		err(1, "open: %s", path);
+		pmc_err(1, path, "open: %s", path);
 
 	num = a.pmc.pmc_num;
 	if (ioctl(fd, PMIOSETUP, &a.pmc) == -1)

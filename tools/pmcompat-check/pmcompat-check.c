@@ -30,8 +30,10 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#define PMC_CHECK_X86 1
+#include "pmcompat-check.h"
+#include "pmc_hint.h"
+
+#ifdef PMC_CHECK_X86
 #include <cpuid.h>
 #include <machine/pctr.h>
 #include <machine/perfmon.h>
@@ -68,7 +70,7 @@ static int arm_have_br_retired;
 static int inject_mode;
 static unsigned long long iters = 10000000;	/* N */
 static unsigned long long period = 1000000;	/* overflow period */
-static int cpu;					/* the CPU the check runs on */
+int cpu;					/* the CPU the check runs on */
 static int fails, passes, skips;
 
 /* ---- the workload --------------------------------------------------------- */
@@ -174,7 +176,7 @@ static int cpulist_has(const char *list, int c)
  * The hybrid PMU whose CPUs include c: its name and type in *type, or NULL
  * (not a hybrid CPU).
  */
-static const char *pmu_of(int c, uint64_t *type)
+const char *pmu_of(int c, uint64_t *type)
 {
 	static const char *const pmus[] = { "cpu_core", "cpu_atom", "cpu_lowpower" };
 	unsigned int i;
@@ -256,147 +258,44 @@ static uint64_t perf_read(int fd)
 	return v[0];
 }
 
-/* ---- who else holds counters --------------------------------------------- */
-
-/*
- * The NMI watchdog (the hardlockup detector): with a hardware PMU it is a
- * pinned cycles event on every CPU, on Intel usually the fixed cycles
- * counter, on AMD a general-purpose one.  1 on, 0 off, -1 unknown.  The
- * test PMU's stand-in (tests/fakepmu's watchdog=1) counts as on.
- */
-static int nmi_watchdog = -1;
-#ifdef PMC_CHECK_X86
-#define WATCHDOG_HOLDS	"with a hardware PMU it holds a counter on every CPU"
-#define WATCHDOG_ROW	"the NMI watchdog holds one on every CPU"
-#else
-#define WATCHDOG_HOLDS	"it holds a counter on every CPU where the PMU interrupt is an NMI (pseudo-NMI)"
-#define WATCHDOG_ROW	"the NMI watchdog is on, and holds one on every CPU if the PMU interrupt is a pseudo-NMI"
-#endif
-static int fake_watchdog;
-
-static void read_watchdog(void)
-{
-	char buf[8] = "";
-	FILE *f = fopen("/proc/sys/kernel/nmi_watchdog", "re");
-
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			nmi_watchdog = atoi(buf) != 0;
-		fclose(f);
-	}
-	f = fopen("/sys/module/fakepmu/parameters/watchdog", "re");
-	if (f) {
-		fake_watchdog = fgets(buf, sizeof(buf), f) && (buf[0] == 'Y' || buf[0] == '1');
-		fclose(f);
-	}
-}
-
-/*
- * How many general-purpose counters of the check's CPU are free now: pinned
- * CPU-wide branch events (which only a general-purpose counter takes) are
- * opened on it until perf can place no more (the event reads as nothing:
- * its error state).  -1 when perf will not let this caller count a CPU.
- */
-static int free_counters(void)
-{
-	int fds[64], n, i, got = -1;
-
-	for (n = 0; n < 64; n++) {
-		struct perf_event_attr a;
-		uint64_t v, type;
-
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-#ifdef PMC_CHECK_X86
-		a.type = PERF_TYPE_HARDWARE;
-		a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
-		if (pmu_of(cpu, &type))
-			a.config |= type << 32;
-#else
-		/* SW_INCR (0x00): any event counter, never the cycle counter */
-		(void)type;
-		a.type = PERF_TYPE_RAW;
-		a.config = 0;
-#endif
-		a.pinned = 1;
-		a.exclude_kernel = 1;
-		a.exclude_hv = 1;
-		fds[n] = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fds[n] < 0) {
-			got = n ? n : -1;	/* the first refused: no PMU, or no permission */
-			break;
-		}
-		if (read(fds[n], &v, sizeof(v)) != sizeof(v)) {
-			got = n++;	/* in error: no counter left for it */
-			break;
-		}
-	}
-	if (n == 64)
-		got = 64;
-	for (i = 0; i < n; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	return got;
-}
-
-/* The header line: the watchdog and the counters free on the check's CPU. */
-static void describe_counters(void)
-{
-	int n = free_counters();
-	char freebuf[96];
-
-	if (n < 0)
-		snprintf(freebuf, sizeof(freebuf), "free counters of CPU %d unknown (perf will not count it for this caller)", cpu);
-	else
-		snprintf(freebuf, sizeof(freebuf), "%d general-purpose counter%s free on CPU %d",
-			 n, n == 1 ? "" : "s", cpu);
-	printf("counters: NMI watchdog %s%s; %s\n",
-	       nmi_watchdog < 0 ? "unknown (no /proc/sys/kernel/nmi_watchdog)" :
-	       nmi_watchdog ? "on (kernel.nmi_watchdog=1: " WATCHDOG_HOLDS ")" :
-	       "off (kernel.nmi_watchdog=0)",
-	       fake_watchdog ? ", and the test PMU's watchdog (fakepmu watchdog=1)" : "", freebuf);
-}
-
-/*
- * Why a counter was refused (EBUSY, CPC_RESOURCE_UNAVAIL) or lost (EIO),
- * or perf's own event could not stay on a counter: who holds the counters,
- * and what to do.  Returns a static buffer.
- */
-static const char *contention(const char *what)
-{
-	static char buf[320];
-	int n = free_counters();
-	size_t len;
-
-	len = snprintf(buf, sizeof(buf), "%s: counter contention", what);
-	if (n >= 0 && len < sizeof(buf))
-		len += snprintf(buf + len, sizeof(buf) - len, " (%d general-purpose free on CPU %d)",
-				n, cpu);
-	if (fake_watchdog && len < sizeof(buf))
-		len += snprintf(buf + len, sizeof(buf) - len,
-				": the test PMU's watchdog holds one on every CPU (fakepmu watchdog=1)");
-	else if (nmi_watchdog > 0 && len < sizeof(buf))
-		len += snprintf(buf + len, sizeof(buf) - len, ": %s (free it: sysctl kernel.nmi_watchdog=0)",
-				WATCHDOG_ROW);
-	if (len < sizeof(buf))
-		snprintf(buf + len, sizeof(buf) - len,
-			 "%s other perf users (perf, profilers, KVM guests' virtual PMUs) may hold others",
-			 fake_watchdog || nmi_watchdog > 0 ? ";" : ":");
-	return buf;
-}
-
-/* An errno that says the counters are taken. */
-static int busy(int err)
-{
-	return err == EBUSY || err == EIO;
-}
-
 /* ---- the table ------------------------------------------------------------ */
+
+/*
+ * The table: 80 columns for the counts, then the result; a SKIP row names
+ * its reason by number, and each reason is printed once below the table
+ * ("[n] SKIP: why"), however many rows it explains.
+ */
+#define ROW_FMT(c)	"%-8s %-20s %12" c " %12" c " %12" c " %10"
+#define MAX_NOTES	32
+static char notes[MAX_NOTES][256];
+static int nnotes;
 
 static void row_head(void)
 {
-	printf("%-9s %-22s %14s %14s %14s %10s  %s\n", "front-end", "event", "expected",
-	       "legacy", "perf", "diff", "result");
+	printf(ROW_FMT("s") "s  %s\n", "front-end", "event", "expected", "legacy", "perf", "diff",
+	       "result");
+}
+
+/* The number of a SKIP reason, recorded once. */
+static int note(const char *why)
+{
+	int i;
+
+	for (i = 0; i < nnotes; i++)
+		if (!strcmp(notes[i], why))
+			return i + 1;
+	if (nnotes == MAX_NOTES)
+		return MAX_NOTES;
+	snprintf(notes[nnotes], sizeof(notes[0]), "%s", why);
+	return ++nnotes;
+}
+
+static void print_notes(void)
+{
+	int i;
+
+	for (i = 0; i < nnotes; i++)
+		printf("  [%d] SKIP: %s\n", i + 1, notes[i]);
 }
 
 static void row_skip(const char *fe, const char *what, const char *fmt, ...)
@@ -407,7 +306,7 @@ static void row_skip(const char *fe, const char *what, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	printf("%-9s %-22s %14s %14s %14s %10s  SKIP: %s\n", fe, what, "-", "-", "-", "-", why);
+	printf(ROW_FMT("s") "s  SKIP [%d]\n", fe, what, "-", "-", "-", "-", note(why));
 	skips++;
 }
 
@@ -440,7 +339,7 @@ static void row(const char *fe, const char *what, unsigned long long exp,
 		snprintf(e, sizeof(e), "%llu", exp);
 	else
 		snprintf(e, sizeof(e), "-");
-	printf("%-9s %-22s %14s %14llu %14llu %10lld  %s\n", fe, what, e, legacy, perf, d,
+	printf("%-8s %-20s %12s %12llu %12llu %10lld  %s\n", fe, what, e, legacy, perf, d,
 	       ok ? "PASS" : "FAIL");
 	if (ok)
 		passes++;
@@ -453,8 +352,8 @@ static void row_exact(const char *fe, const char *what, int exp, int legacy, int
 {
 	int ok = legacy == exp && perf == exp;
 
-	printf("%-9s %-22s %14d %14d %14d %10d  %s\n", fe, what, exp, legacy, perf,
-	       legacy - perf, ok ? "PASS" : "FAIL");
+	printf(ROW_FMT("d") "d  %s\n", fe, what, exp, legacy, perf, legacy - perf,
+	       ok ? "PASS" : "FAIL");
 	if (ok)
 		passes++;
 	else
@@ -470,7 +369,7 @@ static const char *why_open(const char *dev, int err)
 	case ENOENT:
 	case ENXIO:
 	case ENODEV:
-		snprintf(buf, sizeof(buf), "%s absent: the module is not loaded (modprobe pmcompat)", dev);
+		snprintf(buf, sizeof(buf), "the devices are absent: the module is not loaded (sudo modprobe pmcompat)");
 		break;
 	case EACCES:
 		snprintf(buf, sizeof(buf), "%s: permission denied (not in the group pmcompat, or needs root)", dev);
@@ -511,13 +410,17 @@ static const char *why_perf(int err)
 static void check_pctr(void)
 {
 	int fd = open(_PATH_PCTR, O_RDWR | O_CLOEXEC);
-	struct pctrst s0, s1;
+	struct pctrst s0, s1, saved;
 	int e;
 
 	if (fd < 0) {
 		row_skip("pctr", "-", "%s", why_open(_PATH_PCTR, errno));
 		return;
 	}
+	/* Counter 0's setup before the check, given back after it. */
+	memset(&saved, 0, sizeof(saved));
+	if (ioctl(fd, PCIOCRD, &saved) < 0)
+		saved.pctr_fn[0] = 0;
 	for (e = 0; e < EV_N; e++) {
 		int pfd = perf_open(e, -1, cpu, 1, 0);
 		uint64_t p0, p1;
@@ -552,9 +455,10 @@ static void check_pctr(void)
 		close(pfd);
 	}
 	{
-		unsigned int off = 0;
+		/* Counter 0 as it was: root's setup (its count restarts), or off. */
+		unsigned int fn = saved.pctr_fn[0];
 
-		ioctl(fd, PCIOCS0, &off);	/* release the counters */
+		ioctl(fd, PCIOCS0, &fn);
 	}
 	close(fd);
 }
@@ -976,9 +880,26 @@ static void describe_cpu(char *vendor, size_t len)
 }
 #endif
 
+/* A number argument of an option, or exit 2 naming it. */
+static unsigned long long number(const char *s, const char *opt, unsigned long long min,
+				 unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "pmcompat-check: %s %s: not a number from %llu to %llu\n", opt, s,
+			min, max);
+		exit(2);
+	}
+	return v;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmcompat-check [-i] [-c cpu] [-n iterations] [-p period]\n");
+	fprintf(f, "usage: pmcompat-check [-i] [-c cpu] [-n iterations] [-p period] [--version]\n");
 }
 
 int main(int argc, char **argv)
@@ -989,6 +910,7 @@ int main(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char vendor[64];
@@ -1004,14 +926,17 @@ int main(int argc, char **argv)
 			inject_mode = 1;
 			break;
 		case 'c':
-			cpu = atoi(optarg);
+			cpu = (int)number(optarg, "-c", 0, 1 << 20);
 			break;
 		case 'n':
-			iters = strtoull(optarg, NULL, 0);
+			iters = number(optarg, "-n", 1, 1ULL << 40);
 			break;
 		case 'p':
-			period = strtoull(optarg, NULL, 0);
+			period = number(optarg, "-p", 2, 1ULL << 40);
 			break;
+		case 'V':
+			printf("pmcompat-check (pmcompat) %s\n", pmc_version);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1047,6 +972,7 @@ int main(int argc, char **argv)
 			INJECT_PATH, strerror(errno));
 		return 2;
 	}
+	ready_preamble();
 	printf("pmcompat-check: %s%s%s, CPU %d, %s workload: %llu %s; overflow period %llu\n",
 	       vendor, hybrid_pmu ? " hybrid, " : "", hybrid_pmu ? hybrid_pmu : "", cpu, inject_mode ? "injected (test PMU)" : "loop",
 	       iters, inject_mode ? "events per row" : LOOP_NAME, period);
@@ -1059,6 +985,7 @@ int main(int argc, char **argv)
 #endif
 	check_cpc();
 	check_pfcntr();
+	print_notes();
 	printf("summary: %d PASS, %d FAIL, %d SKIP\n", passes, fails, skips);
 	if (fails)
 		return 1;

@@ -21,16 +21,21 @@
 #include <sys/pfcntr.h>
 
 #include "profile_dev.h"
+#include "pmc_hint.h"
 
 #define KALLSYMS	"/proc/kallsyms"
 #define NEED_PRIV	"kernel profiling needs privilege (CAP_PERFMON or CAP_SYS_ADMIN, " \
 			"and CAP_SYSLOG to see the addresses of " KALLSYMS ")"
 
+static void usage_to(FILE *f, int status)
+{
+	fprintf(f, "%s", "usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [-ra] [-all] [-v] [-quiet] [statistic] [seconds | command [args ...]]\n");
+	exit(status);
+}
+
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: kprofile [-c] [-e event] [-f frequency] [-o file] [-stride n] [statistic] [seconds | command [args ...]]\n");
-	exit(2);
+	usage_to(stderr, 2);
 }
 
 static volatile sig_atomic_t stop;
@@ -153,6 +158,9 @@ int main(int argc, char **argv)
 	pid_t pid = -1;
 
 	prof_opts_init(&o);
+	pmc_version_opt(argc, argv);
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		usage_to(stdout, 0);
 	optind = prof_parse_opts(&o, argc, argv, true, usage);
 	prof_opts_finish(&o, usage);
 	if (optind == argc - 1 && all_digits(argv[optind])) {

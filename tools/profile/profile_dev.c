@@ -17,6 +17,7 @@
 #include <sys/pfcntr.h>
 
 #include "profile_dev.h"
+#include "pmc_hint.h"
 
 #define PFCNTR_DEV	"/dev/pfcntr"
 
@@ -70,20 +71,8 @@ int prof_dev_open(void)
 	int fd;
 
 	fd = open(PFCNTR_DEV, O_RDONLY | O_CLOEXEC | PCNTOPENALL);
-	if (fd < 0) {
-		switch (errno) {
-		case ENOENT:
-			errx(1, "%s: no such device (is the pmcompat module loaded?)",
-			     PFCNTR_DEV);
-		case EACCES:
-			errx(1, "%s: permission denied (the device belongs to root and the group pmcompat)",
-			     PFCNTR_DEV);
-		case EBUSY:
-			errx(1, "%s: busy: another program has the counters open",
-			     PFCNTR_DEV);
-		}
-		err(1, "%s", PFCNTR_DEV);
-	}
+	if (fd < 0)	/* the error, then what to do about it */
+		pmc_err(1, PFCNTR_DEV, "%s", PFCNTR_DEV);
 	if (ioctl(fd, PCNTSETITEMS, &items))
 		err(1, "%s: PCNTSETITEMS", PFCNTR_DEV);
 	return fd;

@@ -346,8 +346,10 @@ int prof_parse_cmdline(struct prof_cmdline *c, int argc, char *const argv[],
 			c->caller = true;
 			continue;
 		}
-		if (opt != 'e' && opt != 'f' && opt != 'o')
+		if (opt != 'e' && opt != 'f' && opt != 'o') {
+			snprintf(err, errlen, "unknown option %s", a);
 			return -1;
+		}
 		if (a[2])
 			val = a + 2;
 		else if (i + 1 < argc)

@@ -35,12 +35,17 @@
 #include <sys/pfcntr.h>
 
 #include "profile_dev.h"
+#include "pmc_hint.h"
+
+static void usage_to(FILE *f, int status)
+{
+	fprintf(f, "%s", "usage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [-all] [-v] [-quiet] [statistic] command [args ...]\n");
+	exit(status);
+}
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: uprofile [-e event] [-f frequency] [-o file] [-stride n] [statistic] command [args ...]\n");
-	exit(2);
+	usage_to(stderr, 2);
 }
 
 /*
@@ -229,6 +234,9 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	prof_opts_init(&o);
+	pmc_version_opt(argc, argv);
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		usage_to(stdout, 0);
 	cmd = prof_parse_opts(&o, argc, argv, false, usage);
 	if (cmd >= argc)
 		usage();
