@@ -11,12 +11,15 @@
 #include "cpctools.h"
 
 const char *cpct_progname = "cpc";
+int cpct_debug;
 
+/* Solaris' cpustat_errfn()/cputrack_errfn(): the function's name with -D. */
 void cpct_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
 {
-	(void)fn;
 	(void)subcode;
 	fprintf(stderr, "%s: ", cpct_progname);
+	if (cpct_debug)
+		fprintf(stderr, "%s: ", fn);
 	vfprintf(stderr, fmt, ap);
 }
 

@@ -71,6 +71,8 @@ int cpct_set_make(cpc_t *cpc, const char *spec, struct cpct_set *s);
 
 /* The program name the error handler prefixes. */
 extern const char *cpct_progname;
+/* -D: the error handler names the libcpc function (Solaris' errfn). */
+extern int cpct_debug;
 void cpct_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 
 #endif /* CPCTOOLS_H */
