@@ -66,7 +66,9 @@ static void *thr_fn(void *arg)
 	struct shared *s = t->s;
 	cpc_buf_t *buf = cpc_buf_create(s->cpc, s->set);
 
-	t->bind = t->sample = t->unbind = -1;
+	t->bind = -1;
+	t->sample = -1;
+	t->unbind = -1;
 	if (!buf || (s->exact && pin_to_cpu(t->i + 1)))
 		return NULL;
 	/* Both bind before either samples, and both sample before either unbinds. */

@@ -6,17 +6,20 @@
  * request into a perf event (type, config); the kernel programs and counts
  * them through the ioctls of <sys/cpc_impl.h>.
  *
+ * Binding, sampling and the bookkeeping of a set's bindings are in bind.c.
+ *
  * Locking.  A cpc_t has one mutex over its lists of sets and buffers and the
- * binding state of its sets.  It is always taken with SIGEMT blocked in the
+ * bindings of its sets.  It is always taken with SIGEMT blocked in the
  * calling thread (as Solaris does), so an overflow handler never interrupts
  * its own thread while that thread holds the mutex.  Nothing that can wait
  * on another lock runs under the mutex: no malloc() or free(), no stdio, no
  * error-handler or walker callbacks; only list walks, field updates and
  * system calls.  The calls documented for SIGEMT handlers go further:
- * cpc_set_sample() and cpc_set_restart() take no lock at all (a set is
- * checked by its magic number and owner, its state is read atomically), the
+ * cpc_set_sample() and cpc_set_restart() never wait for the lock (a set is
+ * checked by its magic number and owner, its state is read atomically; a
+ * process-context set's binding is looked up only if the lock is free), the
  * cpc_buf_*() accessors touch only the buffer, and cpc_request_preset()
- * only try-locks for its bookkeeping.  They are async-signal-safe.
+ * takes no lock.  They are async-signal-safe.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -49,8 +49,8 @@ struct cpc_bind {
 	struct cpc_bind *next;		/* the next older binding of the set */
 	int kind;			/* CS_BOUND_* */
 	uint32_t id;			/* the kernel's id; 0 for CURLWP */
-	pid_t thr;			/* CURLWP: the bound thread; PCTX: the
-					 * LWP's thread; CPU: the binding thread */
+	/* CURLWP: the bound thread; PCTX: the LWP's; CPU: the binder */
+	pid_t thr;
 	pctx_t *pctx;			/* PCTX */
 	cpu_set_t *oldmask;		/* CPU: the affinity to restore */
 	size_t oldmasksz;
