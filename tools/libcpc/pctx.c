@@ -22,8 +22,14 @@
  * flag that the loop polls); pctx_release() lets a captured process run on
  * and kills a created one (Solaris' kill-on-last-close), with the children
  * followed from it.  pctx_run() returns -1 when a handler or the tick stops
- * it, and 0 when the processes are gone, nsamples were taken, an exec with
- * no exec handler stopped it, or pctx_terminate() was called.
+ * it, or when the process it was made for dies of a signal, and 0 when the
+ * processes are gone, nsamples were taken, an exec with no exec handler
+ * stopped it, or pctx_terminate() was called.
+ *
+ * The handlers come in Solaris' order: a new thread's init_lwp, then
+ * lwp_create with its (the new LWP's) id; at a thread's _exit, fini_lwp,
+ * then lwp_exit.  A process killed by a signal makes no exit system call,
+ * so, as on Solaris, it gets neither fini_lwp nor the exit handler.
  *
  * All ptrace requests are made by the thread that calls pctx_run() (and,
  * for pctx_create(), the one that created the process): use one thread.
