@@ -56,6 +56,10 @@ __attribute__((constructor)) static void workload(void)
 		return;
 	if (!strcmp(w, "exit3"))
 		_exit(3);
+	if (!strcmp(w, "sleep")) {
+		sleep(20);
+		_exit(4);
+	}
 	if (!strcmp(w, "term")) {
 		signal(SIGTERM, SIG_DFL);
 		raise(SIGTERM);
@@ -227,10 +231,14 @@ struct want {
 
 TEST_F(cputrack, threads_fork_exec_rows_in_order)
 {
+	/*
+	 * Solaris' order: a new LWP's init_lwp, then its lwp_create row (zeros);
+	 * at its end, fini_lwp, then lwp_exit (the same counts).
+	 */
 	static const struct want want[] = {
-		{ 0, 1, "init_lwp" }, { 0, 1, "lwp_create" }, { 0, 2, "init_lwp" },
-		{ 0, 2, "lwp_exit" }, { 0, 2, "fini_lwp" }, { 0, 1, "lwp_create" },
-		{ 0, 3, "init_lwp" }, { 0, 3, "lwp_exit" }, { 0, 3, "fini_lwp" },
+		{ 0, 1, "init_lwp" }, { 0, 2, "init_lwp" }, { 0, 2, "lwp_create" },
+		{ 0, 2, "fini_lwp" }, { 0, 2, "lwp_exit" }, { 0, 3, "init_lwp" },
+		{ 0, 3, "lwp_create" }, { 0, 3, "fini_lwp" }, { 0, 3, "lwp_exit" },
 		{ 0, 1, "fork" }, { 1, 1, "init_lwp" }, { 1, 1, "fini_lwp" },
 		{ 1, 1, "exit" }, { 0, 1, "fini_lwp" }, { 0, 1, "exec" }, { 0, 1, "exec" },
 		{ 0, 1, "init_lwp" }, { 0, 1, "fini_lwp" }, { 0, 1, "exit" },
@@ -259,6 +267,11 @@ TEST_F(cputrack, threads_fork_exec_rows_in_order)
 		(void)line;
 	}
 	EXPECT_NE(pid[0], pid[1]);
+	/* lwp_create rows are zeros; an lwp_exit row repeats its fini_lwp row. */
+	EXPECT_EQ(0ULL, rows[2].v[0]);
+	EXPECT_EQ(0ULL, rows[6].v[0]);
+	EXPECT_EQ(rows[3].v[0], rows[4].v[0]);
+	EXPECT_EQ(rows[7].v[0], rows[8].v[0]);
 	/* The fork row names the child, the exec row the new program. */
 	snprintf(note, sizeof(note), "# %d", pid[1]);
 	EXPECT_STREQ(note, rows[9].note);
@@ -274,7 +287,7 @@ TEST_F(cputrack, threads_fork_exec_rows_in_order)
 TEST_F(cputrack, without_f_and_e_children_and_exec_are_not_followed)
 {
 	static const struct want want[] = {
-		{ 0, 1, "lwp_create" }, { 0, 2, "lwp_exit" }, { 0, 1, "lwp_create" },
+		{ 0, 2, "lwp_create" }, { 0, 2, "lwp_exit" }, { 0, 3, "lwp_create" },
 		{ 0, 3, "lwp_exit" }, { 0, 1, "exec" }, { 0, 1, "exec" },
 	};
 	char out[16384], copy[16384], err[4096], *title, line[512];
@@ -326,6 +339,11 @@ static long long faults_of(int pages, char *err, size_t en)
 	return (long long)rows[0].v[0];
 }
 
+/*
+ * As on Solaris, a command killed by a signal makes no exit system call:
+ * no fini_lwp or exit row, pctx_run() fails (the process is dead) and
+ * cputrack exits 1, saying so.
+ */
 TEST_F(cputrack, a_command_killed_by_a_signal_ends_the_run)
 {
 	char out[4096], copy[4096], err[1024], *title;
@@ -337,13 +355,68 @@ TEST_F(cputrack, a_command_killed_by_a_signal_ends_the_run)
 	 * longer than the default second to start and die.
 	 */
 	n = track("term", out, sizeof(out), err, sizeof(err),
-		  ARGV("-T", "100", "-c", "sw_page_faults"));
-	/* Solaris' exit status is pctx_run()'s, not the command's. */
+		  ARGV("-T", "100", "-v", "-c", "sw_page_faults"));
+	EXPECT_EQ(1, n) TH_LOG("%s", err);
+	memcpy(copy, out, sizeof(copy));
+	n = rows_of(out, 0, rows, 8, &title);
+	ASSERT_EQ(1, n) TH_LOG("%s", copy);
+	EXPECT_STREQ("init_lwp", rows[0].label);
+	EXPECT_NE(NULL, strstr(err, ": process terminated\n")) TH_LOG("%s", err);
+}
+
+/*
+ * Solaris' cputrack catches HUP, INT, QUIT, PIPE and TERM with a command
+ * too: the tracking ends, the command is killed, and cputrack exits 0.
+ */
+TEST_F(cputrack, a_signal_ends_the_tracking_of_a_command_with_status_0)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE };
+	char line[512], *me = realpath("/proc/self/exe", NULL);
+	unsigned int i;
+	struct bg b;
+	int st;
+
+	ASSERT_NE(NULL, me);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		putenv("CPCT_WORKLOAD=sleep");
+		ASSERT_EQ(0, bg_start(&b, CPUTRACK,
+				      ARGV("cputrack", "-c", "sw_page_faults", me)));
+		unsetenv("CPCT_WORKLOAD");
+		/* The title: the command runs, under control. */
+		ASSERT_NE(NULL, bg_line(&b, line, sizeof(line)));
+		usleep(200000);
+		EXPECT_EQ(0, kill(b.pid, sigs[i]));
+		st = bg_finish(&b, NULL, 0);
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			TH_LOG("signal %d: status %#x, stderr %s", sigs[i], st, b.err);
+	}
+	free(me);
+}
+
+/*
+ * -D: libcpc's messages name the function, as cputrack_errfn() does; and
+ * a set never bound (the second of two, the run too short for a tick) has
+ * no exit row.
+ */
+TEST_F(cputrack, D_names_the_function_and_unbound_sets_have_no_exit_row)
+{
+	char out[4096], copy[4096], err[1024], *title;
+	struct row rows[8];
+	int n;
+
+	n = track("exit3", out, sizeof(out), err, sizeof(err),
+		  ARGV("-D", "-c", "pic0=nosuchevent"));
+	EXPECT_EQ(2, n);
+	EXPECT_NE(NULL, strstr(err, "cputrack: cpc_strtoset: ")) TH_LOG("%s", err);
+	n = track("exit3", out, sizeof(out), err, sizeof(err),
+		  ARGV("-T", "10", "-c", "sw_page_faults", "-c", "sw_task_clock"));
 	EXPECT_EQ(0, n) TH_LOG("%s", err);
 	memcpy(copy, out, sizeof(copy));
 	n = rows_of(out, 0, rows, 8, &title);
 	ASSERT_EQ(1, n) TH_LOG("%s", copy);
 	EXPECT_STREQ("exit", rows[0].label);
+	EXPECT_NE(NULL, strstr(copy, "# sw_page_faults")) TH_LOG("%s", copy);
+	EXPECT_EQ(NULL, strstr(copy, "# sw_task_clock")) TH_LOG("%s", copy);
 }
 
 TEST_F(cputrack, page_faults_of_touched_pages)

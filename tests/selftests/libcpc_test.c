@@ -1453,11 +1453,12 @@ TEST_F(libcpc, pctx_binds_the_threads_of_a_child_process)
 			       strerror(err), "but the library keeps it bound", strerror(errno));
 	}
 
-	/* Flags, an LWP that is not in the process, a set that is bound. */
+	/* Flags, an LWP that is not in the process. */
 	EXPECT_EQ(EINVAL, cpc_err_of(cpc_bind_pctx(cpc, pctx, 1, s3, 1)));
 	EXPECT_EQ(ESRCH, cpc_err_of(cpc_bind_pctx(cpc, pctx, 999999, s3, 0)));
 	EXPECT_EQ(ESRCH, cpc_err_of(cpc_bind_pctx(cpc, pctx, getpid(), s3, 0)));
-	EXPECT_EQ(EINVAL, cpc_err_of(cpc_bind_pctx(cpc, pctx, 1, s2, 0)));
+	/* A bound set binds again, as on Solaris: it replaces that LWP's binding. */
+	EXPECT_EQ(0, cpc_err_of(cpc_bind_pctx(cpc, pctx, 1, s2, 0)));
 	EXPECT_EQ(0, cpc_errlog.calls);
 
 	ASSERT_EQ(0, cpc_unbind(cpc, s2));
@@ -2171,7 +2172,7 @@ TEST_F(libcpc, unbinding_a_set_that_is_not_bound_is_einval)
 	EXPECT_EQ(1ULL << 0, affinity_mask());
 	EXPECT_EQ(EINVAL, cpc_err_of(cpc_unbind(cpc, set)));
 
-	/* Bound by another thread: only that thread unbinds it. */
+	/* Bound by another thread: only that thread unbinds its binding. */
 	b.cpc = cpc;
 	b.set = set;
 	ASSERT_EQ(0, sem_init(&b.bound, 0, 0));
@@ -2179,7 +2180,10 @@ TEST_F(libcpc, unbinding_a_set_that_is_not_bound_is_einval)
 	ASSERT_EQ(0, pthread_create(&t, NULL, binder_fn, &b));
 	sem_wait(&b.bound);
 	EXPECT_EQ(EINVAL, cpc_err_of(cpc_unbind(cpc, set)));
-	EXPECT_EQ(EINVAL, cpc_err_of(cpc_bind_curlwp(cpc, set, 0)));
+	/* As on Solaris, this thread binds it too, and unbinds its own binding. */
+	EXPECT_EQ(0, cpc_err_of(cpc_bind_curlwp(cpc, set, 0)));
+	EXPECT_EQ(0, cpc_err_of(cpc_unbind(cpc, set)));
+	EXPECT_EQ(EINVAL, cpc_err_of(cpc_unbind(cpc, set)));
 	sem_post(&b.go);
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(0, b.bind_err);

@@ -295,4 +295,118 @@ TEST_F_TIMEOUT(pctx, cpc_terminate_from_another_thread_ends_pctx_run_without_tic
 	captured_runs_on(_metadata, pctx, &self->t);
 }
 
+/* ---- lwp_create: the new LWP, after its init_lwp (Solaris) ---------------- */
+
+static struct {
+	cpc_set_t *set;			/* bound in lwp_create */
+	cpc_buf_t *buf;
+	char order[8][16];
+	int n;
+	id_t created;			/* the lwp_create handler's LWP */
+	int bind_err;
+	uint64_t counted;		/* its task clock, read at its fini */
+} lc;
+
+static void lc_ev(const char *what, id_t lwpid)
+{
+	if (lc.n < 8)
+		snprintf(lc.order[lc.n++], sizeof(lc.order[0]), "%s %d", what, (int)lwpid);
+}
+
+static int lc_init(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	lc_ev("init", lwpid);
+	return 0;
+}
+
+static int lc_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	lc_ev("create", lwpid);
+	lc.created = lwpid;
+	/* A Solaris client binds the new thread here. */
+	lc.bind_err = cpc_bind_pctx(g.cpc, pctx, lwpid, lc.set, 0) ? errno : 0;
+	return 0;
+}
+
+static int lc_fini(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	lc_ev("fini", lwpid);
+	if (lwpid == lc.created && !cpc_set_sample(g.cpc, lc.set, lc.buf))
+		cpc_buf_get(g.cpc, lc.buf, 0, &lc.counted);
+	return 0;
+}
+
+static int lc_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	lc_ev("exit", lwpid);
+	return 0;
+}
+
+static void *burn(void *arg)
+{
+	double t0 = now_s();
+	unsigned long x = 0;
+
+	while (now_s() - t0 < 0.2)
+		__asm__ __volatile__("" : "+r" (x) : "r" (x + 1));
+	return arg;
+}
+
+/* The workload, when this program runs with PCTX_WORKLOAD set. */
+__attribute__((constructor)) static void workload(void)
+{
+	const char *w = getenv("PCTX_WORKLOAD");
+	pthread_t t;
+
+	if (!w)
+		return;
+	if (!strcmp(w, "thread")) {
+		/* The main thread sleeps while a new one burns 0.2 s of CPU. */
+		if (pthread_create(&t, NULL, burn, NULL) || pthread_join(t, NULL))
+			_exit(91);
+		_exit(EXIT_CODE);
+	}
+	_exit(99);
+}
+
+TEST_F_TIMEOUT(pctx, lwp_create_gets_the_new_lwp_after_its_init, 60)
+{
+	static const char *const want[] = {
+		"init 1", "init 2", "create 2", "fini 2", "exit 2", "fini 1",
+	};
+	char path[4096];
+	pctx_t *pctx;
+	ssize_t n;
+	int i;
+
+	memset(&lc, 0, sizeof(lc));
+	lc.set = cpc_set_create(g.cpc);
+	ASSERT_NE(NULL, lc.set);
+	ASSERT_EQ(0, cpc_set_add_request(g.cpc, lc.set, "sw_task_clock", 0,
+					 CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL));
+	lc.buf = cpc_buf_create(g.cpc, lc.set);
+	ASSERT_NE(NULL, lc.buf);
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	ASSERT_LT(0, n);
+	path[n] = '\0';
+	setenv("PCTX_WORKLOAD", "thread", 1);
+	pctx = pctx_create(path, (char *[]){ "lwp-create", NULL }, NULL, 0, quiet);
+	unsetenv("PCTX_WORKLOAD");
+	ASSERT_NE(NULL, pctx);
+	ASSERT_EQ(0, pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, lc_init,
+				     PCTX_SYSC_LWP_CREATE_EVENT, lc_create,
+				     PCTX_FINI_LWP_EVENT, lc_fini,
+				     PCTX_SYSC_LWP_EXIT_EVENT, lc_exit, PCTX_NULL_EVENT));
+	EXPECT_EQ(0, pctx_run(pctx, 0, 0, NULL));
+	pctx_release(pctx);
+	ASSERT_EQ((int)(sizeof(want) / sizeof(want[0])), lc.n);
+	for (i = 0; i < lc.n; i++)
+		EXPECT_STREQ(want[i], lc.order[i]) TH_LOG("event %d", i);
+	EXPECT_EQ(2U, lc.created);
+	EXPECT_EQ(0, lc.bind_err) TH_LOG("%s", strerror(lc.bind_err));
+	/* The new thread's CPU time (0.2 s), not the sleeping creator's. */
+	EXPECT_LT(100000000ULL, lc.counted) TH_LOG("counted %llu ns",
+						 (unsigned long long)lc.counted);
+}
+
 TEST_HARNESS_MAIN

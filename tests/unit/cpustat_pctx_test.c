@@ -186,7 +186,7 @@ TEST(strtoset_errors)
 
 /* ---- libpctx ----------------------------------------------------------------------- */
 
-static char events[64][64];
+static char events[64][128];
 static int nevents, stop_at_exec, ticks;
 
 static void ev(const char *fmt, ...)
@@ -340,6 +340,23 @@ __attribute__((constructor)) static void workload(void)
 		for (;;)
 			pause();
 	}
+	if (!strcmp(w, "longexec")) {
+		static char arg[200];
+
+		memset(arg, 'x', sizeof(arg) - 1);
+		execve("/proc/self/exe", (char *[]){ "pctx-exec", arg, NULL },
+		       (char *[]){ "PCTX_WORKLOAD=exit7", NULL });
+		_exit(93);
+	}
+	if (!strcmp(w, "killed")) {
+		/* A thread, then death by a signal. */
+		if (pthread_create(&t, NULL, sleeper, NULL))
+			_exit(91);
+		usleep(20000);
+		signal(SIGTERM, SIG_DFL);
+		raise(SIGTERM);
+		_exit(98);
+	}
 	if (!strcmp(w, "live")) {
 		/* exit() while another thread still runs. */
 		if (pthread_create(&t, NULL, sleeper, NULL))
@@ -355,7 +372,8 @@ __attribute__((constructor)) static void workload(void)
 			_exit(4);
 		if (waitpid(pid, NULL, 0) != pid)
 			_exit(92);
-		execve("/proc/self/exe", (char *[]){ "pctx-exec", NULL },
+		/* Solaris' exec name is the command line (pr_psargs). */
+		execve("/proc/self/exe", (char *[]){ "pctx-exec", "a", "", "b", NULL },
 		       (char *[]){ "PCTX_WORKLOAD=exit7", NULL });
 		_exit(93);
 	}
@@ -398,9 +416,9 @@ static int can_ptrace(void)
 TEST(pctx_events_in_order)
 {
 	static const char *const want[] = {
-		"P0 1 init", "P0 1 lwp_create", "P0 2 init", "P0 2 lwp_exit", "P0 2 fini",
+		"P0 1 init", "P0 2 init", "P0 2 lwp_create", "P0 2 fini", "P0 2 lwp_exit",
 		"P0 1 fork P1", "P1 1 init", "P1 1 fini", "P1 1 exit 4",
-		"P0 1 fini", "P0 1 exec pctx-exec", "P0 1 init", "P0 1 fini", "P0 1 exit 7",
+		"P0 1 fini", "P0 1 exec pctx-exec a  b", "P0 1 init", "P0 1 fini", "P0 1 exit 7",
 	};
 	pctx_t *p;
 	int i;
@@ -438,8 +456,8 @@ TEST(pctx_exit_with_threads_running)
 	pctx_release(p);
 	ASSERT_EQ(6, nevents);
 	EXPECT_STREQ("P0 1 init", events[0]);
-	EXPECT_STREQ("P0 1 lwp_create", events[1]);
-	EXPECT_STREQ("P0 2 init", events[2]);
+	EXPECT_STREQ("P0 2 init", events[1]);
+	EXPECT_STREQ("P0 2 lwp_create", events[2]);
 	/* Both LWPs finish (in either order), then the process exits. */
 	for (i = 3; i < 5; i++) {
 		f1 += !strcmp(events[i], "P0 1 fini");
@@ -453,7 +471,7 @@ TEST(pctx_exit_with_threads_running)
 TEST(pctx_exec_by_a_thread_other_than_the_leader)
 {
 	static const char *const want[] = {
-		"P0 1 init", "P0 1 lwp_create", "P0 2 init", "P0 1 fini", "P0 2 fini",
+		"P0 1 init", "P0 2 init", "P0 2 lwp_create", "P0 1 fini", "P0 2 fini",
 		"P0 2 exec pctx-exec", "P0 1 init", "P0 1 fini", "P0 1 exit 7",
 	};
 	pctx_t *p;
@@ -476,8 +494,8 @@ TEST(pctx_exec_by_a_thread_other_than_the_leader)
 TEST(pctx_children_and_exec_not_followed)
 {
 	static const char *const want[] = {
-		"P0 1 init", "P0 1 lwp_create", "P0 2 init", "P0 2 lwp_exit", "P0 2 fini",
-		"P0 1 fini", "P0 1 exec pctx-exec",
+		"P0 1 init", "P0 2 init", "P0 2 lwp_create", "P0 2 fini", "P0 2 lwp_exit",
+		"P0 1 fini", "P0 1 exec pctx-exec a  b",
 	};
 	pctx_t *p;
 	int i, st;
@@ -501,6 +519,89 @@ TEST(pctx_children_and_exec_not_followed)
 	pctx_release(p);
 	EXPECT_EQ(-1, waitpid(first, &st, WNOHANG));
 	EXPECT_EQ(ESRCH, kill(first, 0) ? errno : 0);
+}
+
+/* Solaris passes pr_psargs: the arguments joined, at most 79 characters. */
+TEST(pctx_exec_name_is_the_command_line_up_to_80_bytes)
+{
+	char want[128];
+	pctx_t *p;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	p = create_workload("longexec");
+	ASSERT_NE(NULL, p);
+	pnum(__pctx_pid(p));
+	set_all(p, 0);
+	EXPECT_EQ(0, pctx_run(p, 0, 0, NULL));
+	pctx_release(p);
+	ASSERT_LE(3, nevents);
+	EXPECT_STREQ("P0 1 fini", events[1]);
+	snprintf(want, sizeof(want), "P0 1 exec pctx-exec %.*s", 79 - 10,
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	EXPECT_STREQ(want, events[2]);
+	EXPECT_EQ(79U, strlen(events[2]) - strlen("P0 1 exec "));
+}
+
+/*
+ * A process killed by a signal, as on Solaris (no exit system call stop):
+ * neither fini_lwp nor the exit handler, and pctx_run() returns -1.
+ */
+TEST(pctx_process_killed_by_a_signal)
+{
+	pctx_t *p;
+	int i;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	reset();
+	p = create_workload("killed");
+	ASSERT_NE(NULL, p);
+	pnum(__pctx_pid(p));
+	set_all(p, 1);
+	EXPECT_EQ(-1, pctx_run(p, 0, 0, NULL));
+	pctx_release(p);
+	ASSERT_EQ(3, nevents);
+	EXPECT_STREQ("P0 1 init", events[0]);
+	EXPECT_STREQ("P0 2 init", events[1]);
+	EXPECT_STREQ("P0 2 lwp_create", events[2]);
+	for (i = 0; i < nevents; i++)
+		EXPECT_EQ(NULL, strstr(events[i], "fini"));
+}
+
+static int chatter;
+
+static void count_chatter(const char *fn, const char *fmt, va_list ap)
+{
+	(void)fn;
+	(void)fmt;
+	(void)ap;
+	chatter++;
+}
+
+/* Solaris' libpctx is verbose only about trouble: nothing for a capture or a create. */
+TEST(pctx_verbose_says_nothing_when_all_goes_well)
+{
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	pctx_t *p;
+
+	if (!can_ptrace())
+		SKIP(return, "ptrace is not allowed here");
+	ASSERT_LT(0, n);
+	path[n] = '\0';
+	chatter = 0;
+	p = pctx_capture(getpid(), NULL, 1, count_chatter);
+	ASSERT_NE(NULL, p);
+	pctx_release(p);
+	setenv("PCTX_WORKLOAD", "exit7", 1);
+	p = pctx_create(path, (char *[]){ "pctx-test", NULL }, NULL, 1, count_chatter);
+	unsetenv("PCTX_WORKLOAD");
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0, pctx_run(p, 0, 0, NULL));
+	pctx_release(p);
+	EXPECT_EQ(0, chatter);
 }
 
 TEST(pctx_create_failure)
@@ -904,8 +1005,8 @@ TEST(pctx_detach_with_the_leader_gone)
 	ASSERT_EQ(5, nevents);
 	EXPECT_STREQ("P0 1 init", events[0]);
 	EXPECT_STREQ("P0 2 init", events[1]);
-	EXPECT_STREQ("P0 1 lwp_exit", events[2]);
-	EXPECT_STREQ("P0 1 fini", events[3]);
+	EXPECT_STREQ("P0 1 fini", events[2]);
+	EXPECT_STREQ("P0 1 lwp_exit", events[3]);
 	EXPECT_STREQ("P0 2 fini", events[4]);
 	c = *zl_count;
 	usleep(50000);

@@ -1065,42 +1065,49 @@ TEST(handler_calls_take_no_lock)
 {
 	struct cpcev_cpu c = intel(0);
 	cpc_t *cpc = handle(&c, 4, CAPS);
+	struct cpc_bind fake = { .kind = CS_BOUND_CURLWP, .thr = gettid() };
 	cpc_set_t *set;
 	cpc_buf_t *buf;
 	uint64_t v;
+	int kind;
 
 	ASSERT_NE(NULL, cpc);
 	set = cpc_set_create(cpc);
 	cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0, CPC_COUNT_USER, 0, NULL);
 	buf = cpc_buf_create(cpc, set);
-	set_bound(set, CS_BOUND_CURLWP, 0);	/* as if bound */
-	set->thr = gettid();
+	/* As if bound: to this thread, then to an LWP of a process context. */
+	for (kind = CS_BOUND_CURLWP; kind <= CS_BOUND_PCTX; kind++) {
+		fake.kind = kind;
+		set->binds = &fake;
+		set->state = kind;
 
-	pthread_mutex_lock(&cpc->lock);
-	EXPECT_EQ(-1, cpc_set_sample(cpc, set, buf));
-	EXPECT_EQ(EBADF, errno);
-	EXPECT_EQ(-1, cpc_set_restart(cpc, set));
-	EXPECT_EQ(EBADF, errno);
-	EXPECT_EQ(-1, cpc_request_preset(cpc, 0, 5));
-	EXPECT_EQ(0, cpc_buf_get(cpc, buf, 0, &v));
-	pthread_mutex_unlock(&cpc->lock);
+		pthread_mutex_lock(&cpc->lock);
+		EXPECT_EQ(-1, cpc_set_sample(cpc, set, buf));
+		EXPECT_EQ(EBADF, errno);
+		EXPECT_EQ(-1, cpc_set_restart(cpc, set));
+		EXPECT_EQ(EBADF, errno);
+		EXPECT_EQ(-1, cpc_request_preset(cpc, 0, 5));
+		EXPECT_EQ(0, cpc_buf_get(cpc, buf, 0, &v));
+		pthread_mutex_unlock(&cpc->lock);
+	}
 
 	/* SIGEMT is blocked while the lock is held, and only then */
 	{
 		sigset_t now;
 
-		cpc_lock(cpc, &now);
+		__cpc_lock(cpc, &now);
 		{
 			sigset_t in;
 
 			pthread_sigmask(SIG_BLOCK, NULL, &in);
 			EXPECT_EQ(1, sigismember(&in, SIGEMT));
 		}
-		cpc_unlock(cpc, &now);
+		__cpc_unlock(cpc, &now);
 		pthread_sigmask(SIG_BLOCK, NULL, &now);
 		EXPECT_EQ(0, sigismember(&now, SIGEMT));
 	}
-	set_bound(set, CS_UNBOUND, 0);
+	set->binds = NULL;
+	set->state = CS_UNBOUND;
 	cpc_close(cpc);
 }
 
@@ -1206,10 +1213,10 @@ TEST(buffers)
 
 	/* a buffer is sized when created; sampling checks the size */
 	cpc_set_add_request(cpc, set1, "PAPI_tot_cyc", 0, CPC_COUNT_USER, 0, NULL);
-	set_bound(set1, CS_BOUND_PCTX, 1);
+	set1->state = CS_BOUND_PCTX;	/* as if bound */
 	EXPECT_EQ(-1, cpc_set_sample(cpc, set1, small));
 	EXPECT_EQ(EINVAL, errno);
-	set_bound(set1, CS_UNBOUND, 0);
+	set1->state = CS_UNBOUND;
 
 	EXPECT_EQ(0, cpc_buf_destroy(cpc, d));
 	EXPECT_EQ(-1, cpc_buf_destroy(cpc, d));

@@ -18,11 +18,13 @@
  *  - nothing crashes: a model whose child dies fails with its name.
  * The models are libpfm4's own list (pfm_for_all_pmus()), not a hand list.
  *
- * libcpc.c and events.c are included to reach set_build() and the tables.
+ * libcpc.c, bind.c and events.c are included to reach set_build() and the
+ * tables.
  */
 /* events.c wants the libpfm4 half of pmc_x86cpu.h, which libcpc.c includes first */
 #define PMC_X86CPU_PFM
 #include "../../tools/libcpc/libcpc.c"
+#include "../../tools/libcpc/bind.c"
 #include "../../tools/libcpc/events.c"
 
 #include <perfmon/pfmlib.h>

@@ -13,6 +13,7 @@
 const char *cpct_progname = "cpc";
 int cpct_debug;
 
+/* Solaris' cpustat_errfn()/cputrack_errfn(): the function's name with -D. */
 void cpct_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
 {
 	(void)subcode;

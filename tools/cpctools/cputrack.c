@@ -63,6 +63,7 @@ static struct {
 	FILE *out;
 	hrtime_t t0;
 	struct lwp *lwps;
+	struct lwp *gone;		/* finished, for its lwp_exit rows */
 	struct proc *procs;
 	int errors;
 } g;
@@ -185,22 +186,36 @@ static struct lwp *lwp_find(pid_t pid, id_t lwpid)
 	return NULL;
 }
 
-static void lwp_drop(struct lwp *l)
+static void lwp_free(struct lwp *l)
+{
+	if (!l)
+		return;
+	sets_free(l->set);
+	bufs_free(l->base);
+	bufs_free(l->now);
+	bufs_free(l->acc);
+	bufs_free(l->prev);
+	free(l);
+}
+
+/* Take l off the list of live LWPs. */
+static void lwp_unlink(struct lwp *l)
 {
 	struct lwp **pp;
 
 	for (pp = &g.lwps; *pp; pp = &(*pp)->next) {
 		if (*pp == l) {
 			*pp = l->next;
-			sets_free(l->set);
-			bufs_free(l->base);
-			bufs_free(l->now);
-			bufs_free(l->acc);
-			bufs_free(l->prev);
-			free(l);
+			l->next = NULL;
 			return;
 		}
 	}
+}
+
+static void lwp_drop(struct lwp *l)
+{
+	lwp_unlink(l);
+	lwp_free(l);
 }
 
 /* Bind set s to an LWP: its counts start from here. */
@@ -300,6 +315,8 @@ static void proc_rows(pid_t pid, id_t lwpid, const char *label, const char *note
 		uint64_t vals[CPCT_MAX_REQS] = { 0 }, tick;
 		struct lwp *l;
 
+		int bound = cpc_buf_hrtime(g.cpc, p->total[s]) != 0;
+
 		for (k = 0; k < g.sets[s].nreqs; k++)
 			cpc_buf_get(g.cpc, p->total[s], k, &vals[k]);
 		tick = cpc_buf_tick(g.cpc, p->total[s]);
@@ -308,12 +325,16 @@ static void proc_rows(pid_t pid, id_t lwpid, const char *label, const char *note
 
 			if (l->pid != pid)
 				continue;
+			if (l->cur == s || cpc_buf_hrtime(g.cpc, l->acc[s]))
+				bound = 1;
 			lwp_counts(l, s, v, &t);
 			for (k = 0; k < g.sets[s].nreqs; k++)
 				vals[k] += v[k];
 			tick += t;
 		}
-		row(pid, lwpid, label, s, tick, vals, note);
+		/* As on Solaris, no row for a set never bound (never sampled). */
+		if (bound)
+			row(pid, lwpid, label, s, tick, vals, note);
 	}
 }
 
@@ -372,29 +393,48 @@ static int fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	}
 	for (s = 0; p && s < g.nsets; s++)
 		cpc_buf_add(g.cpc, p->total[s], p->total[s], l->acc[s]);
-	lwp_drop(l);
+	/* Kept until the next fini_lwp: its lwp_exit, if any, comes next. */
+	lwp_unlink(l);
+	lwp_free(g.gone);
+	g.gone = l;
 	return 0;
 }
 
+/*
+ * Solaris' lwp_create row: the new LWP (after its init_lwp), with the values
+ * of a buffer never sampled, zeros.
+ */
 static int lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
-	struct lwp *l = lwp_find(pid, lwpid);
+	uint64_t zeros[CPCT_MAX_REQS] = { 0 };
 
 	(void)pctx;
 	(void)arg;
-	if (l)
-		lwp_row(l, "lwp_create", NULL);
+	row(pid, lwpid, "lwp_create", 0, 0, zeros, NULL);
 	return 0;
 }
 
+/* After its fini_lwp: what the LWP counted, each set it was bound with. */
 static int lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
-	struct lwp *l = lwp_find(pid, lwpid);
+	struct lwp *l = g.gone;
+	int s, k;
 
 	(void)pctx;
 	(void)arg;
-	if (l)
-		lwp_row(l, "lwp_exit", NULL);
+	if (!l || l->pid != pid || l->lwpid != lwpid)
+		return 0;
+	for (s = 0; s < g.nsets; s++) {
+		uint64_t vals[CPCT_MAX_REQS];
+
+		if (!cpc_buf_hrtime(g.cpc, l->acc[s]))
+			continue;
+		for (k = 0; k < g.sets[s].nreqs; k++)
+			cpc_buf_get(g.cpc, l->acc[s], k, &vals[k]);
+		row(pid, lwpid, "lwp_exit", s, cpc_buf_tick(g.cpc, l->acc[s]), vals, NULL);
+	}
+	g.gone = NULL;
+	lwp_free(l);
 	return 0;
 }
 
@@ -486,11 +526,26 @@ static int tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return 0;
 }
 
-/* -p: an interrupt ends the tracking, and the process runs on. */
+/*
+ * Solaris' intr(): the tracking ends (pctx_run() returns 0), and cputrack
+ * exits 0; a captured process runs on, a command is killed with the
+ * release.  pctx_terminate() is what cpc_terminate() does for the sets
+ * bound to the process, without the handle's lock.
+ */
 static void on_signal(int sig)
 {
 	(void)sig;
 	pctx_terminate(g.pctx);
+}
+
+static void catch(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 /* ---- main ------------------------------------------------------------------------ */
@@ -600,6 +655,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* -D: libcpc's messages name the function too (cputrack_errfn). */
+	cpct_debug = g.debug;
 	cpc_seterrhndlr(g.cpc, cpct_errhndlr);
 	g.sets = calloc(nspecs, sizeof(*g.sets));
 	if (!g.sets)
@@ -619,14 +676,15 @@ int main(int argc, char **argv)
 	}
 
 	if (pid) {
-		pctx = pctx_capture(pid, NULL, g.debug, pctx_errfn);
+		/* verbose 1, as Solaris' cputrack: libpctx tells of trouble only. */
+		pctx = pctx_capture(pid, NULL, 1, pctx_errfn);
 		if (!pctx) {
 			fprintf(stderr, "cputrack: failed to capture pid %d\n", (int)pid);
 			return 1;
 		}
 	} else {
 		fflush(NULL);
-		pctx = pctx_create(argv[optind], &argv[optind], NULL, g.debug, pctx_errfn);
+		pctx = pctx_create(argv[optind], &argv[optind], NULL, 1, pctx_errfn);
 		if (!pctx) {
 			fprintf(stderr, "cputrack: failed to start program '%s'\n",
 				argv[optind]);
@@ -650,18 +708,16 @@ int main(int argc, char **argv)
 	}
 
 	/*
-	 * With -p, an interrupt ends the tracking and the process runs on.  A
-	 * command is killed with cputrack, as on Solaris (its terminal's
-	 * interrupt reaches both).
+	 * As on Solaris, HUP, INT, QUIT (unless ignored), PIPE and TERM end
+	 * the tracking, with -p or a command: the process runs on, or the
+	 * command is killed by the release.
 	 */
-	if (pid) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-	}
+	catch(SIGHUP);
+	catch(SIGINT);
+	if (sigaction(SIGQUIT, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+		catch(SIGQUIT);
+	catch(SIGPIPE);
+	catch(SIGTERM);
 
 	if (!g.notitle)
 		cputrack_title(g.out, g.pidcol, g.tsc, &g.sets[0]);
@@ -671,6 +727,8 @@ int main(int argc, char **argv)
 	ret = pctx_run(pctx, (uint_t)llround(secs * 1000), (uint_t)count, tick);
 	/* Lets a captured process go; kills a command not seen to its end. */
 	pctx_release(pctx);
+	lwp_free(g.gone);
+	g.gone = NULL;
 	if (g.out != stdout && fclose(g.out))
 		ret = -1;
 	fflush(stdout);

@@ -6,17 +6,20 @@
  * request into a perf event (type, config); the kernel programs and counts
  * them through the ioctls of <sys/cpc_impl.h>.
  *
+ * Binding, sampling and the bookkeeping of a set's bindings are in bind.c.
+ *
  * Locking.  A cpc_t has one mutex over its lists of sets and buffers and the
- * binding state of its sets.  It is always taken with SIGEMT blocked in the
+ * bindings of its sets.  It is always taken with SIGEMT blocked in the
  * calling thread (as Solaris does), so an overflow handler never interrupts
  * its own thread while that thread holds the mutex.  Nothing that can wait
  * on another lock runs under the mutex: no malloc() or free(), no stdio, no
  * error-handler or walker callbacks; only list walks, field updates and
  * system calls.  The calls documented for SIGEMT handlers go further:
- * cpc_set_sample() and cpc_set_restart() take no lock at all (a set is
- * checked by its magic number and owner, its state is read atomically), the
+ * cpc_set_sample() and cpc_set_restart() never wait for the lock (a set is
+ * checked by its magic number and owner, its state is read atomically; a
+ * process-context set's binding is looked up only if the lock is free), the
  * cpc_buf_*() accessors touch only the buffer, and cpc_request_preset()
- * only try-locks for its bookkeeping.  They are async-signal-safe.
+ * takes no lock.  They are async-signal-safe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,79 +34,14 @@
 
 #include <linux/perf_event.h>
 
-#include "libcpc_impl.h"
+#include "libcpc_int.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include "../common/pmc_x86cpu.h"
 #endif
 
-#define SET_MAGIC	0x43504353U	/* "CPCS" */
-#define BUF_MAGIC	0x43504342U	/* "CPCB" */
-
-/* The most CPUs a set can be bound to (a sanity bound for the masks). */
-#define CPC_MAX_CPU	(1 << 20)
-
-enum cpc_state {
-	CS_UNBOUND,
-	CS_BOUND_CURLWP,
-	CS_BOUND_PCTX,
-	CS_BOUND_CPU,
-};
-
-struct cpc_req {
-	struct cpc_req *next;		/* the next older request */
-	int index;
-	char event[CPC_MAX_EVENT_LEN];
-	uint64_t preset;		/* as added */
-	uint64_t kpreset;		/* of the bound set: cpc_request_preset() */
-	uint_t flags;
-	uint_t nattrs;
-	cpc_attr_t *attrs;		/* names point into names[] */
-	struct cpcev_attr *eattrs;	/* the same, for events.c */
-	char (*names)[CPC_MAX_ATTR_LEN];
-};
-
-struct __cpc_set {
-	uint32_t magic;
-	cpc_t *cpc;
-	struct __cpc_set *next;
-	struct cpc_req *reqs;		/* newest first */
-	int nreqs;
-	int state;			/* enum cpc_state; atomic */
-	uint32_t id;			/* kernel binding id (PCTX, CPU); atomic */
-	pid_t thr;			/* CURLWP, CPU: the binding thread */
-	pctx_t *pctx;			/* PCTX */
-	cpu_set_t *oldmask;		/* CPU: the affinity to restore */
-	size_t oldmasksz;
-};
-
-struct __cpc_buf {
-	uint32_t magic;
-	struct __cpc_buf *next;
-	uint64_t *data;
-	size_t size;			/* bytes */
-	hrtime_t hrtime;
-	uint64_t tick;
-};
-
-struct __cpc {
-	int fd;
-	pthread_mutex_t lock;
-	sigset_t caller_mask;		/* while locked: the mask before cpc_lock() */
-	int have_caller_mask;
-	cpc_errhndlr_t *errfn;
-	struct __cpc_set *sets;
-	struct __cpc_buf *bufs;
-	uint_t npic;
-	uint_t caps;
-	uint_t hw_pmu;
-	struct cpcev_cpu cpu;
-	char cciname[CPC_MAX_IMPL_NAME];
-	char cpuref[CPC_MAX_CPUREF];
-};
-
 /* ---- helpers ---------------------------------------------------------------- */
 
-static void cpc_lock(cpc_t *cpc, sigset_t *old)
+void __cpc_lock(cpc_t *cpc, sigset_t *old)
 {
 	sigset_t emt;
 
@@ -116,7 +54,7 @@ static void cpc_lock(cpc_t *cpc, sigset_t *old)
 }
 
 /* 0 with the lock held, else -1 (and the mask restored). */
-static int cpc_trylock(cpc_t *cpc, sigset_t *old)
+int __cpc_trylock(cpc_t *cpc, sigset_t *old)
 {
 	sigset_t emt;
 
@@ -132,32 +70,15 @@ static int cpc_trylock(cpc_t *cpc, sigset_t *old)
 	return -1;
 }
 
-static void cpc_unlock(cpc_t *cpc, const sigset_t *old)
+void __cpc_unlock(cpc_t *cpc, const sigset_t *old)
 {
 	cpc->have_caller_mask = 0;
 	pthread_mutex_unlock(&cpc->lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-static int set_state(const cpc_set_t *set)
-{
-	return __atomic_load_n(&set->state, __ATOMIC_ACQUIRE);
-}
-
-static void set_bound(cpc_set_t *set, int state, uint32_t id)
-{
-	__atomic_store_n(&set->id, id, __ATOMIC_RELAXED);
-	__atomic_store_n(&set->state, state, __ATOMIC_RELEASE);
-}
-
-/* A live set of cpc, without the lock: for the signal-handler calls. */
-static int set_ok(cpc_t *cpc, cpc_set_t *set)
-{
-	return cpc && set && set->magic == SET_MAGIC && set->cpc == cpc;
-}
-
 /* Under the lock: set is on cpc's list. */
-static int set_valid(cpc_t *cpc, cpc_set_t *set)
+int __cpc_set_valid(cpc_t *cpc, cpc_set_t *set)
 {
 	cpc_set_t *s;
 
@@ -190,7 +111,7 @@ static void cpc_err(cpc_t *cpc, const char *fn, int subcode, ...)
 }
 
 /* The usual ending: 0, or the handler for subcode, errno = err and -1. */
-static int cpc_result(cpc_t *cpc, const char *fn, int err, int subcode)
+int __cpc_result(cpc_t *cpc, const char *fn, int err, int subcode)
 {
 	if (!err)
 		return 0;
@@ -198,30 +119,6 @@ static int cpc_result(cpc_t *cpc, const char *fn, int err, int subcode)
 		cpc_err(cpc, fn, subcode);
 	errno = err;
 	return -1;
-}
-
-static int cpc_ioctl_id(cpc_t *cpc, unsigned long cmd, uint32_t id)
-{
-	return ioctl(cpc->fd, cmd, &id) < 0 ? errno : 0;
-}
-
-/*
- * Release a binding (the lock is held) with the caller's own signal mask in
- * force: an overflow signal that became pending while cpc_lock() held SIGEMT
- * back is delivered now, while its set can still be sampled, not after the
- * unbind.  The SIGEMT handler's calls take no lock, so this is safe.
- */
-static int cpc_kernel_rele(cpc_t *cpc, uint32_t id)
-{
-	sigset_t cur;
-	int err;
-
-	if (cpc->have_caller_mask)
-		pthread_sigmask(SIG_SETMASK, &cpc->caller_mask, &cur);
-	err = cpc_ioctl_id(cpc, PMC_CPC_RELE, id);
-	if (cpc->have_caller_mask)
-		pthread_sigmask(SIG_SETMASK, &cur, NULL);
-	return err;
 }
 
 static void req_free(struct cpc_req *r)
@@ -240,7 +137,6 @@ static void set_free(cpc_set_t *set)
 		next = r->next;
 		req_free(r);
 	}
-	free(set->oldmask);
 	set->magic = 0;
 	free(set);
 }
@@ -250,16 +146,6 @@ static void buf_free(cpc_buf_t *buf)
 	buf->magic = 0;
 	free(buf->data);
 	free(buf);
-}
-
-static struct cpc_req *req_at(cpc_set_t *set, int index)
-{
-	struct cpc_req *r;
-
-	for (r = set->reqs; r; r = r->next)
-		if (r->index == index)
-			return r;
-	return NULL;
 }
 
 /* ---- the handle ------------------------------------------------------------- */
@@ -354,71 +240,9 @@ fail:
 	return NULL;
 }
 
-/* Restore the affinity a CPU binding changed (the lock is held). */
-static void set_restore_affinity(cpc_set_t *set)
-{
-	if (set->oldmask)
-		sched_setaffinity(set->thr, set->oldmasksz, set->oldmask);
-}
-
-/*
- * Unbind set (the lock is held).  The saved CPU mask, to free after the
- * lock is dropped, is moved to *freemask (if NULL, it stays with the set,
- * which is about to be freed).  Returns 0 or an errno value; with force,
- * the set ends unbound whatever the kernel says.
- */
-static int set_unbind_locked(cpc_t *cpc, cpc_set_t *set, int force,
-			     cpu_set_t **freemask)
-{
-	int state = set_state(set);
-	int err;
-
-	switch (state) {
-	case CS_UNBOUND:
-		return EINVAL;
-	case CS_BOUND_CURLWP:
-		/* Only the bound thread can name its binding (id 0). */
-		if (set->thr != gettid()) {
-			if (!force)
-				return EINVAL;
-			err = 0;
-			break;
-		}
-		err = cpc_kernel_rele(cpc, 0);
-		break;
-	default:
-		err = cpc_kernel_rele(cpc, set->id);
-		break;
-	}
-	/* EINVAL: the kernel has no such binding (any more). */
-	if (err && err != EINVAL && !force)
-		return err;
-	if (state == CS_BOUND_CPU) {
-		set_restore_affinity(set);
-		if (freemask) {
-			*freemask = set->oldmask;
-			set->oldmask = NULL;
-		}
-	}
-	if (state == CS_BOUND_PCTX && set->pctx &&
-	    __pctx_get_cpc(set->pctx) == cpc) {
-		cpc_set_t *s;
-		int others = 0;
-
-		for (s = cpc->sets; s; s = s->next)
-			if (s != set && set_state(s) == CS_BOUND_PCTX &&
-			    s->pctx == set->pctx)
-				others = 1;
-		if (!others)
-			__pctx_set_cpc(set->pctx, NULL);
-	}
-	set->pctx = NULL;
-	set_bound(set, CS_UNBOUND, 0);
-	return err;
-}
-
 CPC_EXPORT int cpc_close(cpc_t *cpc)
 {
+	struct cpc_bind *gone = NULL;
 	cpc_set_t *set, *nset;
 	cpc_buf_t *buf, *nbuf;
 	sigset_t old;
@@ -427,19 +251,19 @@ CPC_EXPORT int cpc_close(cpc_t *cpc)
 		errno = EINVAL;
 		return -1;
 	}
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	for (set = cpc->sets; set; set = set->next)
-		if (set_state(set) != CS_UNBOUND)
-			set_unbind_locked(cpc, set, 1, NULL);
+		__cpc_set_unbind_all(cpc, set, &gone);
 	set = cpc->sets;
 	buf = cpc->bufs;
 	cpc->sets = NULL;
 	cpc->bufs = NULL;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 
 	/* Closing releases whatever the kernel still holds for us. */
 	if (cpc->fd >= 0)
 		close(cpc->fd);
+	__cpc_binds_free(gone);
 	for (; set; set = nset) {
 		nset = set->next;
 		set_free(set);
@@ -481,9 +305,9 @@ CPC_EXPORT int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
 		errno = EINVAL;
 		return -1;
 	}
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	cpc->errfn = fn;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	return 0;
 }
 
@@ -504,15 +328,16 @@ CPC_EXPORT cpc_set_t *cpc_set_create(cpc_t *cpc)
 	set->magic = SET_MAGIC;
 	set->cpc = cpc;
 	set->state = CS_UNBOUND;
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	set->next = cpc->sets;
 	cpc->sets = set;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	return set;
 }
 
 CPC_EXPORT int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 {
+	struct cpc_bind *gone = NULL;
 	cpc_set_t **pp;
 	sigset_t old;
 
@@ -520,19 +345,19 @@ CPC_EXPORT int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 		errno = EINVAL;
 		return -1;
 	}
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	for (pp = &cpc->sets; *pp && *pp != set; pp = &(*pp)->next)
 		;
 	if (!*pp) {
-		cpc_unlock(cpc, &old);
+		__cpc_unlock(cpc, &old);
 		errno = EINVAL;
 		return -1;
 	}
-	if (set_state(set) != CS_UNBOUND)
-		set_unbind_locked(cpc, set, 1, NULL);
+	__cpc_set_unbind_all(cpc, set, &gone);
 	*pp = set->next;
 	set->magic = 0;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
+	__cpc_binds_free(gone);
 	set_free(set);
 	return 0;
 }
@@ -609,7 +434,7 @@ static int64_t req_picnum(uint_t nattrs, const cpc_attr_t *attrs)
  * Solaris' kernel refuses a set that does not fit, at bind, with
  * CPC_RESOURCE_UNAVAIL.
  */
-static int reqs_fit(cpc_t *cpc, const struct cpc_req *head)
+int __cpc_reqs_fit(cpc_t *cpc, const struct cpc_req *head)
 {
 	uint_t ngp = pic_ngp(cpc), k;
 	const struct cpc_req *r;
@@ -686,16 +511,16 @@ CPC_EXPORT int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set,
 		errno = EINVAL;
 		return -1;
 	}
-	cpc_lock(cpc, &old);
-	ok = set_valid(cpc, set) && set_state(set) == CS_UNBOUND;
-	cpc_unlock(cpc, &old);
+	__cpc_lock(cpc, &old);
+	ok = __cpc_set_valid(cpc, set) && __cpc_set_state(set) == CS_UNBOUND;
+	__cpc_unlock(cpc, &old);
 	if (!ok) {
 		errno = EINVAL;
 		return -1;
 	}
 	subcode = req_check(cpc, event, nattrs, attrs);
 	if (subcode)
-		return cpc_result(cpc, "cpc_set_add_request", EINVAL, subcode);
+		return __cpc_result(cpc, "cpc_set_add_request", EINVAL, subcode);
 
 	req = calloc(1, sizeof(*req));
 	if (!req)
@@ -712,7 +537,6 @@ CPC_EXPORT int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set,
 	}
 	strcpy(req->event, event);
 	req->preset = preset;
-	req->kpreset = preset;
 	req->flags = flags;
 	req->nattrs = nattrs;
 	for (i = 0; i < nattrs; i++) {
@@ -723,9 +547,9 @@ CPC_EXPORT int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set,
 		req->eattrs[i].val = attrs[i].ca_val;
 	}
 
-	cpc_lock(cpc, &old);
-	if (!set_valid(cpc, set) || set_state(set) != CS_UNBOUND) {
-		cpc_unlock(cpc, &old);
+	__cpc_lock(cpc, &old);
+	if (!__cpc_set_valid(cpc, set) || __cpc_set_state(set) != CS_UNBOUND) {
+		__cpc_unlock(cpc, &old);
 		req_free(req);
 		errno = EINVAL;
 		return -1;
@@ -734,7 +558,7 @@ CPC_EXPORT int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set,
 	req->index = index;
 	req->next = set->reqs;
 	set->reqs = req;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	return index;
 }
 
@@ -751,11 +575,11 @@ CPC_EXPORT void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
 
 	if (!cpc || !action)
 		return;
-	cpc_lock(cpc, &old);
-	ok = set_valid(cpc, set);
+	__cpc_lock(cpc, &old);
+	ok = __cpc_set_valid(cpc, set);
 	if (ok)
 		r = set->reqs;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	if (!ok) {
 		errno = EINVAL;
 		return;
@@ -764,457 +588,6 @@ CPC_EXPORT void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
 	for (; r; r = r->next)
 		action(arg, r->index, r->event, r->preset, r->flags,
 		       (int)r->nattrs, r->attrs);
-}
-
-/* ---- binding ------------------------------------------------------------------- */
-
-/*
- * The kernel requests of set (the lock is held).  Returns 0 or an errno
- * value, with the CPC_* subcode in *subcode when there is one.
- */
-static int set_build(cpc_t *cpc, cpc_set_t *set,
-		     struct pmc_cpc_request *kreqs, int *subcode, int *hw)
-{
-	uint64_t picnums = 0;
-	struct cpc_req *r;
-
-	if (set->nreqs <= 0)
-		return EINVAL;
-	if (set->nreqs > PMC_CPC_MAX_REQS || !reqs_fit(cpc, set->reqs)) {
-		*subcode = CPC_RESOURCE_UNAVAIL;
-		return EINVAL;
-	}
-	*hw = 0;
-	for (r = set->reqs; r; r = r->next) {
-		struct pmc_cpc_request *k = &kreqs[r->index];
-		struct cpcev_perf perf;
-		uint_t i;
-		int sc;
-
-		if (r->flags & ~KCPC_REQ_ALL_FLAGS) {
-			*subcode = CPC_REQ_INVALID_FLAGS;
-			return EINVAL;
-		}
-		sc = cpcev_resolve(&cpc->cpu, r->event, r->eattrs, r->nattrs,
-				   &perf);
-		if (sc) {
-			*subcode = sc;
-			return EINVAL;
-		}
-		/* Two requests for one counter cannot both be placed. */
-		for (i = 0; i < r->nattrs; i++) {
-			uint64_t bit;
-
-			if (strcmp(r->names[i], "picnum"))
-				continue;
-			bit = 1ULL << r->attrs[i].ca_val;
-			if (picnums & bit) {
-				*subcode = CPC_RESOURCE_UNAVAIL;
-				return EINVAL;
-			}
-			picnums |= bit;
-		}
-		if ((r->flags & CPC_OVF_NOTIFY_EMT) &&
-		    !(cpc->caps & CPC_CAP_OVERFLOW_INTERRUPT))
-			return ENOTSUP;
-		memset(k, 0, sizeof(*k));
-		k->type = perf.type;
-		k->flags = r->flags;
-		k->config = perf.config;
-		k->preset = r->preset;
-		k->index = r->index;
-		if (perf.type != PERF_TYPE_SOFTWARE)
-			*hw = 1;
-	}
-	return 0;
-}
-
-/* PMC_CPC_BIND of set (the lock is held): 0 and *id, or an errno value. */
-static int set_kbind(cpc_t *cpc, cpc_set_t *set, uint32_t scope,
-		     uint_t flags, pid_t pid, pid_t tid, int cpu,
-		     uint32_t *id, int *subcode)
-{
-	struct pmc_cpc_request kreqs[PMC_CPC_MAX_REQS];
-	struct pmc_cpc_bind bind;
-	struct cpc_req *r;
-	int err, hw;
-
-	err = set_build(cpc, set, kreqs, subcode, &hw);
-	if (err)
-		return err;
-	memset(&bind, 0, sizeof(bind));
-	bind.size = sizeof(bind);
-	bind.scope = scope;
-	bind.flags = flags;
-	bind.nreqs = (uint32_t)set->nreqs;
-	bind.pid = pid;
-	bind.tid = tid;
-	bind.cpu = cpu;
-	bind.signo = SIGEMT;
-	bind.si_code = EMT_CPCOVF;
-	bind.reqs = (uintptr_t)kreqs;
-	bind.subcode = -1;
-	if (ioctl(cpc->fd, PMC_CPC_BIND, &bind) < 0) {
-		err = errno;
-		if (err == EINVAL && bind.subcode > 0)
-			*subcode = bind.subcode;
-		/* For a CPU, ENODEV means offline, unless it is the PMU. */
-		if (scope == PMC_CPC_BIND_CPU && err == ENODEV &&
-		    (cpc->hw_pmu || !hw))
-			err = ENOSYS;
-		return err;
-	}
-	for (r = set->reqs; r; r = r->next)
-		r->kpreset = r->preset;
-	*id = bind.id;
-	return 0;
-}
-
-CPC_EXPORT int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
-{
-	pid_t self = gettid();
-	int state, err, subcode = 0;
-	uint32_t id = 0;
-	sigset_t old;
-
-	if (!cpc) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (flags & ~CPC_SET_ALL_FLAGS) {
-		errno = EINVAL;
-		return -1;
-	}
-	cpc_lock(cpc, &old);
-	state = set_valid(cpc, set) ? set_state(set) : -1;
-	/* A set bound to this thread may be bound again (it restarts). */
-	if (state != CS_UNBOUND &&
-	    !(state == CS_BOUND_CURLWP && set->thr == self)) {
-		err = EINVAL;
-	} else {
-		err = set_kbind(cpc, set, PMC_CPC_BIND_CURLWP, flags, 0, 0, -1,
-				&id, &subcode);
-	}
-	if (!err) {
-		cpc_set_t *s;
-
-		/* The kernel replaced this thread's previous binding. */
-		for (s = cpc->sets; s; s = s->next)
-			if (s != set && set_state(s) == CS_BOUND_CURLWP &&
-			    s->thr == self)
-				set_bound(s, CS_UNBOUND, 0);
-		set->thr = self;
-		set_bound(set, CS_BOUND_CURLWP, 0);
-	}
-	cpc_unlock(cpc, &old);
-	return cpc_result(cpc, "cpc_bind_curlwp", err, subcode);
-}
-
-CPC_EXPORT int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id,
-			     cpc_set_t *set, uint_t flags)
-{
-	int err, subcode = 0;
-	uint32_t kid = 0;
-	pid_t pid, tid;
-	sigset_t old;
-
-	if (!cpc || !pctx || flags) {
-		errno = EINVAL;
-		return -1;
-	}
-	pid = __pctx_pid(pctx);
-	/*
-	 * The LWPs pctx_run() follows are numbered as on Solaris (1, 2, ...);
-	 * otherwise LWP ids are thread ids, and LWP 1 is the main thread.
-	 */
-	tid = __pctx_tid(pctx, id);
-	cpc_lock(cpc, &old);
-	if (!set_valid(cpc, set) || set_state(set) != CS_UNBOUND)
-		err = EINVAL;
-	else
-		err = set_kbind(cpc, set, PMC_CPC_BIND_PCTX, 0, pid, tid, -1,
-				&kid, &subcode);
-	if (!err) {
-		cpc_set_t *s;
-
-		/* The kernel replaced that LWP's previous binding. */
-		for (s = cpc->sets; s; s = s->next)
-			if (s != set && set_state(s) == CS_BOUND_PCTX &&
-			    __pctx_pid(s->pctx) == pid && s->thr == tid) {
-				s->pctx = NULL;
-				set_bound(s, CS_UNBOUND, 0);
-			}
-		set->pctx = pctx;
-		set->thr = tid;
-		set_bound(set, CS_BOUND_PCTX, kid);
-		__pctx_set_cpc(pctx, cpc);
-	}
-	cpc_unlock(cpc, &old);
-	return cpc_result(cpc, "cpc_bind_pctx", err, subcode);
-}
-
-/* The calling thread's affinity mask, allocated; NULL and errno on failure. */
-static cpu_set_t *affinity_get(size_t *size, size_t *ncpus)
-{
-	size_t n = CPU_SETSIZE;
-
-	for (;;) {
-		size_t sz = CPU_ALLOC_SIZE(n);
-		cpu_set_t *mask = CPU_ALLOC(n);
-
-		if (!mask)
-			return NULL;
-		if (!sched_getaffinity(0, sz, mask)) {
-			*size = sz;
-			*ncpus = n;
-			return mask;
-		}
-		CPU_FREE(mask);
-		if (errno != EINVAL || n >= CPC_MAX_CPU)
-			return NULL;
-		n *= 2;
-	}
-}
-
-/* A processor that exists but is offline (Solaris: ENOSYS, not EINVAL). */
-static int cpu_offline(processorid_t id)
-{
-	char path[64], c = '1';
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", id);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (read(fd, &c, 1) != 1)
-		c = '1';
-	close(fd);
-	return c == '0';
-}
-
-CPC_EXPORT int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
-			    uint_t flags)
-{
-	cpu_set_t *oldmask = NULL, *newmask = NULL;
-	size_t oldsz = 0, newsz = 0, n = 0;
-	int err = 0, subcode = 0;
-	uint32_t kid = 0;
-	sigset_t old;
-
-	if (!cpc || flags) {
-		errno = EINVAL;
-		return -1;
-	}
-	/* Like processor_bind(2): a bad processor fails the pinning. */
-	if (id < 0 || id >= CPC_MAX_CPU) {
-		err = EINVAL;
-		subcode = CPC_PBIND_FAILED;
-	} else {
-		oldmask = affinity_get(&oldsz, &n);
-		if (n < (size_t)id + 1)
-			n = (size_t)id + 1;
-		newmask = oldmask ? CPU_ALLOC(n) : NULL;
-		if (!newmask) {
-			err = errno ? errno : ENOMEM;
-			subcode = CPC_PBIND_FAILED;
-		} else {
-			newsz = CPU_ALLOC_SIZE(n);
-			CPU_ZERO_S(newsz, newmask);
-			CPU_SET_S((size_t)id, newsz, newmask);
-		}
-	}
-
-	if (!err) {
-		cpc_lock(cpc, &old);
-		if (!set_valid(cpc, set) || set_state(set) != CS_UNBOUND) {
-			err = EINVAL;
-		} else if (sched_setaffinity(0, newsz, newmask) < 0) {
-			err = errno;
-			subcode = CPC_PBIND_FAILED;
-			if (err == EINVAL && cpu_offline(id)) {
-				err = ENOSYS;
-				subcode = 0;
-			}
-		} else {
-			err = set_kbind(cpc, set, PMC_CPC_BIND_CPU, 0, 0, 0, id,
-					&kid, &subcode);
-			if (err)
-				sched_setaffinity(0, oldsz, oldmask);
-		}
-		if (!err) {
-			set->thr = gettid();
-			set->oldmask = oldmask;
-			set->oldmasksz = oldsz;
-			oldmask = NULL;
-			set_bound(set, CS_BOUND_CPU, kid);
-		}
-		cpc_unlock(cpc, &old);
-	}
-	if (oldmask)
-		CPU_FREE(oldmask);
-	if (newmask)
-		CPU_FREE(newmask);
-	return cpc_result(cpc, "cpc_bind_cpu", err, subcode);
-}
-
-CPC_EXPORT int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
-{
-	cpu_set_t *mask = NULL;
-	sigset_t old;
-	int err;
-
-	if (!cpc) {
-		errno = EINVAL;
-		return -1;
-	}
-	cpc_lock(cpc, &old);
-	err = set_valid(cpc, set) ? set_unbind_locked(cpc, set, 0, &mask) :
-				    EINVAL;
-	cpc_unlock(cpc, &old);
-	free(mask);
-	return cpc_result(cpc, "cpc_unbind", err, 0);
-}
-
-/* ---- sampling and overflow: safe in a SIGEMT handler ------------------------- */
-
-CPC_EXPORT int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
-{
-	struct pmc_cpc_sample s;
-	int state;
-
-	if (!set_ok(cpc, set) || !buf || buf->magic != BUF_MAGIC) {
-		errno = EINVAL;
-		return -1;
-	}
-	state = set_state(set);
-	if (state == CS_UNBOUND ||
-	    buf->size != (size_t)set->nreqs * sizeof(uint64_t)) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(&s, 0, sizeof(s));
-	s.size = sizeof(s);
-	/* id 0: the calling thread's own binding, or the one it inherited. */
-	s.id = state == CS_BOUND_CURLWP ? 0 :
-	       __atomic_load_n(&set->id, __ATOMIC_RELAXED);
-	s.nvals = (uint32_t)set->nreqs;
-	s.vals = (uintptr_t)buf->data;
-	if (ioctl(cpc->fd, PMC_CPC_SAMPLE, &s) < 0)
-		return -1;
-	buf->hrtime = (hrtime_t)s.hrtime;
-	buf->tick = s.tick;
-	return 0;
-}
-
-CPC_EXPORT int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
-{
-	struct pmc_cpc_preset p;
-	sigset_t old;
-	cpc_set_t *s;
-
-	if (!cpc || index < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.id = 0;		/* the calling thread's bound set */
-	p.index = (uint32_t)index;
-	p.preset = preset;
-	if (ioctl(cpc->fd, PMC_CPC_PRESET, &p) < 0)
-		return -1;
-	/* Bookkeeping only, so never wait for the lock. */
-	if (cpc_trylock(cpc, &old) == 0) {
-		pid_t self = gettid();
-
-		for (s = cpc->sets; s; s = s->next) {
-			struct cpc_req *r;
-
-			if (set_state(s) != CS_BOUND_CURLWP || s->thr != self)
-				continue;
-			r = req_at(s, index);
-			if (r)
-				r->kpreset = preset;
-		}
-		cpc_unlock(cpc, &old);
-	}
-	return 0;
-}
-
-CPC_EXPORT int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
-{
-	int state;
-	int err;
-
-	if (!set_ok(cpc, set)) {
-		errno = EINVAL;
-		return -1;
-	}
-	state = set_state(set);
-	if (state == CS_UNBOUND) {
-		errno = EINVAL;
-		return -1;
-	}
-	err = cpc_ioctl_id(cpc, PMC_CPC_RESTART, state == CS_BOUND_CURLWP ? 0 :
-			   __atomic_load_n(&set->id, __ATOMIC_RELAXED));
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
-/* cmd on the calling LWP's binding: 0, or -1 with errno. */
-static int cpc_curlwp_op(cpc_t *cpc, unsigned long cmd)
-{
-	int err;
-
-	if (!cpc) {
-		errno = EINVAL;
-		return -1;
-	}
-	err = cpc_ioctl_id(cpc, cmd, 0);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
-CPC_EXPORT int cpc_enable(cpc_t *cpc)
-{
-	return cpc_curlwp_op(cpc, PMC_CPC_ENABLE);
-}
-
-CPC_EXPORT int cpc_disable(cpc_t *cpc)
-{
-	return cpc_curlwp_op(cpc, PMC_CPC_DISABLE);
-}
-
-CPC_EXPORT void cpc_terminate(cpc_t *cpc)
-{
-	sigset_t old;
-	cpc_set_t *s;
-
-	if (!cpc)
-		return;
-	cpc_lock(cpc, &old);
-	for (s = cpc->sets; s; s = s->next)
-		if (set_state(s) == CS_BOUND_PCTX && s->pctx)
-			pctx_terminate(s->pctx);
-	cpc_unlock(cpc, &old);
-}
-
-void __cpc_pctx_release(cpc_t *cpc, pctx_t *pctx)
-{
-	sigset_t old;
-	cpc_set_t *s;
-
-	cpc_lock(cpc, &old);
-	for (s = cpc->sets; s; s = s->next)
-		if (set_state(s) == CS_BOUND_PCTX && s->pctx == pctx)
-			set_unbind_locked(cpc, s, 1, NULL);
-	cpc_unlock(cpc, &old);
 }
 
 /* ---- buffers ------------------------------------------------------------------- */
@@ -1229,11 +602,11 @@ CPC_EXPORT cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 		errno = EINVAL;
 		return NULL;
 	}
-	cpc_lock(cpc, &old);
-	ok = set_valid(cpc, set);
+	__cpc_lock(cpc, &old);
+	ok = __cpc_set_valid(cpc, set);
 	if (ok)
 		n = set->nreqs;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	if (!ok) {
 		errno = EINVAL;
 		return NULL;
@@ -1250,10 +623,10 @@ CPC_EXPORT cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	}
 	buf->magic = BUF_MAGIC;
 	buf->size = (size_t)n * sizeof(uint64_t);
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	buf->next = cpc->bufs;
 	cpc->bufs = buf;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	return buf;
 }
 
@@ -1267,13 +640,13 @@ CPC_EXPORT int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf)
 		errno = EINVAL;
 		return -1;
 	}
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	for (pp = &cpc->bufs; *pp && *pp != buf; pp = &(*pp)->next)
 		;
 	found = *pp != NULL;
 	if (found)
 		*pp = buf->next;
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	if (!found) {
 		errno = EINVAL;
 		return -1;

@@ -28,10 +28,12 @@ cpc_t *__cpc_open_fd(int fd, const struct pmc_cpc_info *info,
  */
 pid_t __pctx_pid(pctx_t *pctx);
 pid_t __pctx_tid(pctx_t *pctx, id_t id);
+/* Inside a pctx_run() handler for an LWP, its thread; else 0. */
+pid_t __pctx_cur_tid(pctx_t *pctx);
 cpc_t *__pctx_get_cpc(pctx_t *pctx);
 void __pctx_set_cpc(pctx_t *pctx, cpc_t *cpc);
 
-/* libcpc.c: pctx_release() unbinds the sets bound to the process. */
+/* bind.c: pctx_release() unbinds the sets bound to the process. */
 void __cpc_pctx_release(cpc_t *cpc, pctx_t *pctx);
 
 /*

@@ -22,8 +22,14 @@
  * flag that the loop polls); pctx_release() lets a captured process run on
  * and kills a created one (Solaris' kill-on-last-close), with the children
  * followed from it.  pctx_run() returns -1 when a handler or the tick stops
- * it, and 0 when the processes are gone, nsamples were taken, an exec with
- * no exec handler stopped it, or pctx_terminate() was called.
+ * it, or when the process it was made for dies of a signal, and 0 when the
+ * processes are gone, nsamples were taken, an exec with no exec handler
+ * stopped it, or pctx_terminate() was called.
+ *
+ * The handlers come in Solaris' order: a new thread's init_lwp, then
+ * lwp_create with its (the new LWP's) id; at a thread's _exit, fini_lwp,
+ * then lwp_exit.  A process killed by a signal makes no exit system call,
+ * so, as on Solaris, it gets neither fini_lwp nor the exit handler.
  *
  * All ptrace requests are made by the thread that calls pctx_run() (and,
  * for pctx_create(), the one that created the process): use one thread.
@@ -60,6 +66,7 @@
 #define LWP_STOPPED	0x08	/* in a ptrace stop we have not resumed */
 #define LWP_DETACH	0x10	/* not followed: detach at its first stop */
 #define LWP_EXITING	0x20	/* seen at its exit event */
+#define LWP_NEWTHREAD	0x40	/* a new thread: lwp_create after its init_lwp */
 
 struct pctx_lwp {
 	struct pctx_lwp *next;
@@ -75,6 +82,7 @@ struct pctx_proc {
 	pid_t pid;
 	id_t nextlwp;
 	id_t exitlwp;		/* the LWP that called exit_group() */
+	int killed;		/* dying of a signal: no fini_lwp, no exit */
 };
 
 struct __pctx {
@@ -85,11 +93,13 @@ struct __pctx {
 	pctx_errfn_t *errfn;
 	cpc_t *cpc;		/* the handle that bound sets to the process */
 	pid_t cur;		/* the process a handler runs for (0: pid) */
+	pid_t cur_tid;		/* the thread of the LWP it runs for (0: none) */
 	int created;		/* by pctx_create(): seized, stopped at its exec */
 	int attached;		/* the threads are traced */
 	int done;		/* nothing left to follow */
 	volatile sig_atomic_t terminate;	/* pctx_terminate() was called */
 	int stop_ok;		/* stopped, pctx_run() returns 0 (not -1) */
+	int died;		/* the first process died of a signal: -1 */
 	uint_t samples;		/* tick rounds so far */
 	void *fn[PCTX_NEVENTS];
 	struct pctx_proc *procs;
@@ -205,8 +215,6 @@ CPC_EXPORT pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
 		errno = err;
 		return NULL;
 	}
-	if (verbose)
-		pctx_error(errfn, fn, "captured pid %d\n", (int)pid);
 	return pctx;
 }
 
@@ -337,24 +345,30 @@ static pid_t *tids_snapshot(pctx_t *pctx, size_t *n)
 
 typedef int (lwpfn_t)(pctx_t *, pid_t, id_t, void *);
 
-/* Call an LWP handler (init, fini, lwp_create, lwp_exit) for l. */
-static int call_lwp(pctx_t *pctx, int ev, pid_t pid, id_t lwpid)
+/* Call an LWP handler (init, fini, lwp_create, lwp_exit, tick) for l. */
+static int call_lwp(pctx_t *pctx, lwpfn_t *fn, struct pctx_lwp *l)
 {
-	lwpfn_t *fn = (lwpfn_t *)pctx->fn[ev];
 	int ret;
 
 	if (!fn)
 		return 0;
-	pctx->cur = pid;
-	ret = fn(pctx, pid, lwpid, pctx->arg);
+	pctx->cur = l->pid;
+	pctx->cur_tid = l->tid;
+	ret = fn(pctx, l->pid, l->lwpid, pctx->arg);
 	pctx->cur = 0;
+	pctx->cur_tid = 0;
 	return ret;
+}
+
+static lwpfn_t *lwp_handler(pctx_t *pctx, int ev)
+{
+	return (lwpfn_t *)pctx->fn[ev];
 }
 
 static int lwp_init(pctx_t *pctx, struct pctx_lwp *l)
 {
 	l->flags |= LWP_STARTED;
-	return call_lwp(pctx, PCTX_INIT_LWP_EVENT, l->pid, l->lwpid);
+	return call_lwp(pctx, lwp_handler(pctx, PCTX_INIT_LWP_EVENT), l);
 }
 
 static int lwp_fini(pctx_t *pctx, struct pctx_lwp *l)
@@ -362,7 +376,7 @@ static int lwp_fini(pctx_t *pctx, struct pctx_lwp *l)
 	if (!(l->flags & LWP_STARTED) || (l->flags & LWP_FINI))
 		return 0;
 	l->flags |= LWP_FINI;
-	return call_lwp(pctx, PCTX_FINI_LWP_EVENT, l->pid, l->lwpid);
+	return call_lwp(pctx, lwp_handler(pctx, PCTX_FINI_LWP_EVENT), l);
 }
 
 static void resume(struct pctx_lwp *l, int sig)
@@ -409,20 +423,33 @@ static int thread_of(pid_t tid, pid_t pid)
 	return access(path, F_OK) == 0;
 }
 
-/* argv[0] of a process, for the exec handler. */
+/*
+ * The command line of a process for the exec handler, as Solaris' pr_psargs:
+ * the arguments joined with spaces, at most PRARGSZ (80) bytes with the NUL.
+ */
+#define PCTX_PSARGS	80
+
 static void proc_name(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
-	ssize_t n = -1;
+	ssize_t n = -1, i;
 	int fd;
 
+	if (size > PCTX_PSARGS)
+		size = PCTX_PSARGS;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, buf, size - 1);
 		close(fd);
 	}
-	if (n <= 0) {
+	if (n > 0) {
+		while (n > 0 && buf[n - 1] == '\0')
+			n--;
+		for (i = 0; i < n; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+	} else {
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 		n = readlink(path, buf, size - 1);
 		if (n < 0)
@@ -446,6 +473,10 @@ static int lwp_first_stop(pctx_t *pctx, struct pctx_lwp *l)
 		return 0;
 	}
 	ret = lwp_init(pctx, l);
+	/* As on Solaris: a new thread's lwp_create comes after its init_lwp. */
+	if (!ret && (l->flags & LWP_NEWTHREAD))
+		ret = call_lwp(pctx, lwp_handler(pctx, PCTX_SYSC_LWP_CREATE_EVENT), l);
+	l->flags &= ~LWP_NEWTHREAD;
 	resume(l, 0);
 	return ret;
 }
@@ -461,8 +492,8 @@ static int new_tracee(pctx_t *pctx, struct pctx_lwp *l, int ev, pid_t tid)
 
 	thread = ev == PTRACE_EVENT_CLONE && thread_of(tid, l->pid);
 	if (thread) {
-		ret = call_lwp(pctx, PCTX_SYSC_LWP_CREATE_EVENT, l->pid, l->lwpid);
-		n = lwp_add(pctx, l->pid, tid, p ? p->nextlwp++ : 0, LWP_WAITSTOP);
+		n = lwp_add(pctx, l->pid, tid, p ? p->nextlwp++ : 0,
+			    LWP_WAITSTOP | LWP_NEWTHREAD);
 	} else if (pctx->fn[PCTX_SYSC_FORK_EVENT]) {
 		pctx_sysc_forkfn_t *fn = pctx->fn[PCTX_SYSC_FORK_EVENT];
 
@@ -554,6 +585,15 @@ static int lwp_gone(pctx_t *pctx, pid_t tid, int status)
 	if (!l)
 		return 0;
 	pid = l->pid;
+	p = proc_find(pctx, pid);
+	/*
+	 * A process killed by a signal: Solaris sees no exit system call, so
+	 * it calls neither fini_lwp nor the exit handler.
+	 */
+	if (p && WIFSIGNALED(status))
+		p->killed = 1;
+	if (p && p->killed)
+		l->flags |= LWP_FINI;
 	ret = lwp_fini(pctx, l);
 	lwp_del(pctx, l);
 	if (tid != pid || !pid)
@@ -562,11 +602,22 @@ static int lwp_gone(pctx_t *pctx, pid_t tid, int status)
 	for (o = pctx->lwps; o; o = next) {
 		next = o->next;
 		if (o->pid == pid) {
-			lwp_fini(pctx, o);
+			if (!p || !p->killed)
+				lwp_fini(pctx, o);
 			lwp_del(pctx, o);
 		}
 	}
-	p = proc_find(pctx, pid);
+	if (p && p->killed) {
+		/* Solaris: PS_DEAD, and pctx_run() returns -1. */
+		if (pid == pctx->pid) {
+			pctx->died = 1;
+			if (pctx->verbose)
+				pctx_error(pctx->errfn, "run",
+					   "%d: process terminated\n", (int)pid);
+		}
+		proc_del(pctx, p);
+		return ret;
+	}
 	if (pctx->fn[PCTX_SYSC_EXIT_EVENT]) {
 		pctx_sysc_exitfn_t *fn = pctx->fn[PCTX_SYSC_EXIT_EVENT];
 
@@ -639,18 +690,32 @@ static int handle(pctx_t *pctx, pid_t tid, int status)
 	case PTRACE_EVENT_EXIT: {
 		struct pctx_proc *p = proc_find(pctx, l->pid);
 		long nr = exit_syscall(tid);
+		int exiting = l->flags & LWP_EXITING;
 
+		/* The exit status: a signal's number when it kills the process. */
+		if (p && ptrace(PTRACE_GETEVENTMSG, tid, 0L, &msg) == 0 &&
+		    WIFSIGNALED((int)msg))
+			p->killed = 1;
+		l->flags |= LWP_EXITING;
+		if (p && p->killed) {
+			/* No fini_lwp, no lwp_exit (see lwp_gone()). */
+			l->flags |= LWP_FINI;
+			resume(l, 0);
+			return 0;
+		}
 #ifdef SYS_exit_group
 		if (nr == SYS_exit_group && p)
 			p->exitlwp = l->lwpid;
 #endif
-		if (nr == SYS_exit && !(l->flags & LWP_EXITING) &&
-		    (l->flags & LWP_STARTED))
-			ret = call_lwp(pctx, PCTX_SYSC_LWP_EXIT_EVENT, l->pid,
-				       l->lwpid);
-		l->flags |= LWP_EXITING;
-		if (lwp_fini(pctx, l) && !ret)
+		/* As on Solaris: fini_lwp, then lwp_exit. */
+		if (lwp_fini(pctx, l))
 			ret = 1;
+		if (nr == SYS_exit && !exiting && (l->flags & LWP_STARTED)) {
+			int r = call_lwp(pctx, lwp_handler(pctx, PCTX_SYSC_LWP_EXIT_EVENT), l);
+
+			if (!ret)
+				ret = r;
+		}
 		resume(l, 0);
 		return ret;
 	}
@@ -768,9 +833,6 @@ CPC_EXPORT pctx_t *pctx_create(const char *filename, char *const *argv,
 		return NULL;
 	}
 	proc_find(pctx, pid)->nextlwp = 2;
-	if (verbose)
-		pctx_error(errfn, fn, "created pid %d: '%s'\n", (int)pid,
-			   filename);
 	return pctx;
 fail:
 	pctx_error(errfn, fn, "cannot fork, program '%s'\n", filename);
@@ -993,9 +1055,7 @@ static int tick_round(pctx_t *pctx, int (*tick)(pctx_t *, pid_t, id_t, void *))
 	for (l = pctx->lwps; l && !ret; l = l->next) {
 		if (!(l->flags & LWP_STARTED) || (l->flags & (LWP_FINI | LWP_DETACH)))
 			continue;
-		pctx->cur = l->pid;
-		ret = tick(pctx, l->pid, l->lwpid, pctx->arg);
-		pctx->cur = 0;
+		ret = call_lwp(pctx, tick, l);
 	}
 	return ret;
 }
@@ -1112,7 +1172,11 @@ CPC_EXPORT int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 	if (!pctx->created && (pctx->procs || pctx->lwps))
 		pctx_detach_all(pctx);
 	pctx->done = 1;
-	if (pctx->terminate || !ret || pctx->stop_ok)
+	if (pctx->terminate)
+		return 0;
+	if (pctx->died)
+		return -1;
+	if (!ret || pctx->stop_ok)
 		return 0;
 	return -1;
 }
@@ -1182,6 +1246,11 @@ CPC_EXPORT void pctx_release(pctx_t *pctx)
 	if (pctx->pidfd >= 0)
 		close(pctx->pidfd);
 	free(pctx);
+}
+
+pid_t __pctx_cur_tid(pctx_t *pctx)
+{
+	return pctx->cur_tid;
 }
 
 pid_t __pctx_pid(pctx_t *pctx)
