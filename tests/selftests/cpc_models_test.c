@@ -19,9 +19,11 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define PMC_X86CPU_PFM
 #include "../../tools/libcpc/libcpc.c"
+#include "../../tools/libcpc/bind.c"
 #include "../../tools/libcpc/events.c"
 #else
 #include "../../tools/libcpc/libcpc.c"
+#include "../../tools/libcpc/bind.c"
 #include "../../tools/libcpc/events_arm64.c"
 #endif
 #include <perfmon/pfmlib.h>
@@ -140,9 +142,9 @@ static void translate(cpc_t *cpc, const char *name)
 		FAIL("cpc_strtoset(\"%s\") failed (subcode %d)", name, last_subcode);
 		return;
 	}
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	err = set_build(cpc, set, kreqs, &subcode, &hw);
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	cpc_set_destroy(cpc, set);
 	if (err)
 		FAIL("\"%s\" does not translate (errno %d, subcode %d)", name, err,

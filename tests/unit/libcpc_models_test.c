@@ -152,9 +152,9 @@ static int translate(cpc_t *cpc, const char *name, struct pmc_cpc_request *k)
 		FAIL("cpc_strtoset(\"%s\") failed", name);
 		return -1;
 	}
-	cpc_lock(cpc, &old);
+	__cpc_lock(cpc, &old);
 	err = set_build(cpc, set, kreqs, &subcode, &hw);
-	cpc_unlock(cpc, &old);
+	__cpc_unlock(cpc, &old);
 	cpc_set_destroy(cpc, set);
 	if (err) {
 		FAIL("\"%s\" does not translate (errno %d, subcode %d)", name,
