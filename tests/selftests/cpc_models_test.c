@@ -26,134 +26,25 @@
 #include "../../tools/libcpc/bind.c"
 #include "../../tools/libcpc/events_arm64.c"
 #endif
-#include <perfmon/pfmlib.h>
-#include <sys/wait.h>
 #include "pmc_test_util.h"
 #include "cpctools_test_util.h"
 #include "kselftest_harness.h"
+#include "cpc_models_util.h"
 
 #define CPUSTAT		"/usr/bin/cpustat"
 #define MAX_MODELS	64
 
-struct names {
-	int n, cap;
-	char **v;
-};
-
-static void add(void *arg, const char *name)
+/* The set of name translates into a perf event of a known type. */
+static void translate_any(cpc_t *cpc, const char *name)
 {
-	struct names *l = arg;
+	struct pmc_cpc_request k;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 256;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
-		if (!l->v)
-			abort();
-	}
-	l->v[l->n++] = strdup(name);
-}
-
-static void add_pic(void *arg, uint_t picno, const char *name)
-{
-	(void)picno;
-	add(arg, name);
-}
-
-static int has(const struct names *l, const char *name)
-{
-	int i;
-
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], name))
-			return 1;
-	return 0;
-}
-
-/* libpfm4's core PMUs, listed by a child (it keeps what it detected). */
-static int list_models(char m[][64], int max)
-{
-	int fd[2], n = 0, status;
-	pid_t pid;
-	FILE *f;
-
-	if (pipe(fd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		pfm_pmu_info_t info;
-		pfm_pmu_t pmu;
-
-		close(fd[0]);
-		f = fdopen(fd[1], "w");
-		unsetenv("LIBPFM_FORCE_PMU");
-		if (!f || pfm_initialize() != PFM_SUCCESS)
-			_exit(1);
-		pfm_for_all_pmus(pmu) {
-			memset(&info, 0, sizeof(info));
-			info.size = sizeof(info);
-			if (pfm_get_pmu_info(pmu, &info) == PFM_SUCCESS &&
-			    info.type == PFM_PMU_TYPE_CORE)
-				fprintf(f, "%s\n", info.name);
-		}
-		fclose(f);
-		_exit(0);
-	}
-	close(fd[1]);
-	f = fdopen(fd[0], "r");
-	while (f && n < max && fgets(m[n], 64, f)) {
-		m[n][strcspn(m[n], "\n")] = '\0';
-		n++;
-	}
-	if (f)
-		fclose(f);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? n : -1;
-}
-
-static int fails, last_subcode;
-static const char *model;
-
-#define FAIL(...) do {						\
-	fprintf(stderr, "# %s: ", model);			\
-	fprintf(stderr, __VA_ARGS__);				\
-	fputc('\n', stderr);					\
-	fails++;						\
-} while (0)
-
-static void record(const char *fn, int subcode, const char *fmt, va_list ap)
-{
-	(void)fn;
-	(void)fmt;
-	(void)ap;
-	last_subcode = subcode;
-}
-
-/* The set of name translates: the library's perf event for it. */
-static void translate(cpc_t *cpc, const char *name)
-{
-	struct pmc_cpc_request kreqs[PMC_CPC_MAX_REQS] = { 0 };
-	cpc_set_t *set = cpc_strtoset(cpc, name, 0);
-	int subcode = 0, hw, err;
-	sigset_t old;
-
-	if (!set) {
-		FAIL("cpc_strtoset(\"%s\") failed (subcode %d)", name, last_subcode);
+	if (translate(cpc, name, &k))
 		return;
-	}
-	__cpc_lock(cpc, &old);
-	err = set_build(cpc, set, kreqs, &subcode, &hw);
-	__cpc_unlock(cpc, &old);
-	cpc_set_destroy(cpc, set);
-	if (err)
-		FAIL("\"%s\" does not translate (errno %d, subcode %d)", name, err,
-		     subcode);
-	else if (kreqs[0].type != PERF_TYPE_RAW && kreqs[0].type != PERF_TYPE_HARDWARE &&
-		 kreqs[0].type != PERF_TYPE_HW_CACHE && kreqs[0].type != PERF_TYPE_SOFTWARE)
-		FAIL("\"%s\": perf type %u", name, kreqs[0].type);
+	if (k.type != PERF_TYPE_RAW && k.type != PERF_TYPE_HARDWARE &&
+	    k.type != PERF_TYPE_HW_CACHE && k.type != PERF_TYPE_SOFTWARE)
+		FAIL("\"%s\": perf type %u", name, k.type);
 }
-
 
 /* cpustat -h under the forced model: every name listed as a word. */
 static void check_caps(const struct names *l)
@@ -232,12 +123,12 @@ static void check_model(const char *name)
 	for (i = 0; i < all.n; i++) {
 		if (!has(&pics, all.v[i]))
 			FAIL("\"%s\" is on no pic's list", all.v[i]);
-		translate(cpc, all.v[i]);
+		translate_any(cpc, all.v[i]);
 	}
 	for (i = 0; i < gen.n; i++) {
 		if (!has(&pics, gen.v[i]))
 			FAIL("\"%s\" is on no pic's list", gen.v[i]);
-		translate(cpc, gen.v[i]);
+		translate_any(cpc, gen.v[i]);
 	}
 	cpc_close(cpc);
 	fprintf(stderr, "# %s: %d platform, %d generic names (%d, %d here)\n",
@@ -246,7 +137,7 @@ static void check_model(const char *name)
 
 TEST(every_core_pmu)
 {
-	static char m[MAX_MODELS][64];
+	static char m[MAX_MODELS][MODEL_NAME_MAX];
 	int n, i, bad = 0;
 
 #if defined(__x86_64__) || defined(__i386__)

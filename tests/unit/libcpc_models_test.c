@@ -27,11 +27,9 @@
 #include "../../tools/libcpc/bind.c"
 #include "../../tools/libcpc/events.c"
 
-#include <perfmon/pfmlib.h>
-#include <sys/wait.h>
-
 #include "cpctools.h"
 #include "kselftest_harness.h"
+#include "../selftests/cpc_models_util.h"
 
 #define MAX_MODELS	128
 #define PERFMON_V4	0x07300804	/* version 4, 8 counters, 7 events */
@@ -42,128 +40,11 @@
 #define AMD_PICS	6
 
 struct model {
-	char name[64];
+	char name[MODEL_NAME_MAX];
 	int amd;
 };
 
-/*
- * libpfm4's x86 core PMUs, listed by a child: libpfm4 keeps what it once
- * found present until the process ends, so this process never sets it up.
- */
-static int list_models(struct model *m, int max)
-{
-	int fd[2], n = 0, status;
-	pid_t pid;
-	FILE *f;
-
-	if (pipe(fd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		pfm_pmu_info_t info;
-		pfm_pmu_t pmu;
-
-		close(fd[0]);
-		f = fdopen(fd[1], "w");
-		unsetenv("LIBPFM_FORCE_PMU");
-		if (!f || pfm_initialize() != PFM_SUCCESS)
-			_exit(1);
-		pfm_for_all_pmus(pmu) {
-			memset(&info, 0, sizeof(info));
-			info.size = sizeof(info);
-			if (pfm_get_pmu_info(pmu, &info) == PFM_SUCCESS &&
-			    info.type == PFM_PMU_TYPE_CORE)
-				fprintf(f, "%s\n", info.name);
-		}
-		fclose(f);
-		_exit(0);
-	}
-	close(fd[1]);
-	f = fdopen(fd[0], "r");
-	while (f && n < max && fgets(m[n].name, sizeof(m[n].name), f)) {
-		m[n].name[strcspn(m[n].name, "\n")] = '\0';
-		m[n].amd = !strncmp(m[n].name, "amd64", 5);
-		n++;
-	}
-	if (f)
-		fclose(f);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? n : -1;
-}
-
 /* ---- one model, in a child ------------------------------------------------ */
-
-struct names {
-	int n, cap;
-	char **v;
-};
-
-static void add(void *arg, const char *name)
-{
-	struct names *l = arg;
-
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 256;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
-		if (!l->v)
-			abort();
-	}
-	l->v[l->n++] = strdup(name);
-}
-
-static void add_pic(void *arg, uint_t picno, const char *name)
-{
-	(void)picno;
-	add(arg, name);
-}
-
-static int has(const struct names *l, const char *name)
-{
-	int i;
-
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], name))
-			return 1;
-	return 0;
-}
-
-static int fails;
-static const char *model;
-
-#define FAIL(...) do {						\
-	fprintf(stderr, "# %s: ", model);			\
-	fprintf(stderr, __VA_ARGS__);				\
-	fputc('\n', stderr);					\
-	fails++;						\
-} while (0)
-
-/* The kernel request cpc_strtoset(name) becomes: 0, or -1 (reported). */
-static int translate(cpc_t *cpc, const char *name, struct pmc_cpc_request *k)
-{
-	struct pmc_cpc_request kreqs[PMC_CPC_MAX_REQS] = { 0 };
-	int subcode = 0, hw, err;
-	cpc_set_t *set;
-	sigset_t old;
-
-	set = cpc_strtoset(cpc, name, 0);
-	if (!set) {
-		FAIL("cpc_strtoset(\"%s\") failed", name);
-		return -1;
-	}
-	__cpc_lock(cpc, &old);
-	err = set_build(cpc, set, kreqs, &subcode, &hw);
-	__cpc_unlock(cpc, &old);
-	cpc_set_destroy(cpc, set);
-	if (err) {
-		FAIL("\"%s\" does not translate (errno %d, subcode %d)", name,
-		     err, subcode);
-		return -1;
-	}
-	*k = kreqs[0];
-	return 0;
-}
 
 /* libpfm4's own encoding of the model's event ("L2_RQSTS:MISS"). */
 static int pfm_config(const char *pmu, const char *event, uint64_t *config)
@@ -428,6 +309,7 @@ static void check_model(const struct model *m)
 		FAIL("no handle");
 		return;
 	}
+	cpc_seterrhndlr(cpc, record);
 	pics = calloc(info.npic, sizeof(*pics));
 	gpics = calloc(info.npic, sizeof(*gpics));
 	if (!pics || !gpics)
@@ -450,8 +332,14 @@ static void check_model(const struct model *m)
 
 TEST(every_x86_core_pmu)
 {
+	static char names[MAX_MODELS][MODEL_NAME_MAX];
 	struct model m[MAX_MODELS];
-	int n = list_models(m, MAX_MODELS), i, intel = 0, amd = 0, bad = 0;
+	int n = list_models(names, MAX_MODELS), i, intel = 0, amd = 0, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		strcpy(m[i].name, names[i]);
+		m[i].amd = !strncmp(m[i].name, "amd64", 5);
+	}
 
 	ASSERT_LT(0, n);
 	for (i = 0; i < n; i++) {
